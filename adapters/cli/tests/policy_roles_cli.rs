@@ -821,3 +821,75 @@ fn in_ci_a_proposal_to_a_branch_made_before_the_policy_answers_to_the_default_br
     sign_as_the_denial_says(&forge, &denied, &lineage, &format!("{}..{c}", forge.old));
     ci_answer(&forge.job("ci-2", &forge.old, &vars), 0);
 }
+
+/// Red team round 2, attempt 27: on a forge the CI jobs are the gate, and
+/// `refs/notes/probity` is any pusher's to rewrite. A reviewed and signed
+/// change lands (C1) and is reverted (C2, reviewed and signed too); the
+/// revert of the revert (C3) delivers exactly what C1's approval approved,
+/// and carries C1's note. An approval is spent by its first delivery
+/// (D-R56): the pre-PR gate did not check it at all, and the range form
+/// found C1 only through its note, which a force-push of the notes drops.
+/// Both now read the base's own history too.
+#[test]
+fn in_ci_a_spent_approval_is_refused_even_when_its_note_is_dropped() {
+    let t = Team::new();
+    let forge = Forge::new(&t);
+    t.f.git(&["checkout", "-q", "main"]).unwrap();
+    let (lineage, _, c1) = t.review_medium();
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["publish"]);
+    forge.push(&["main", "refs/notes/probity"]);
+    t.f.git(&["revert", "--no-commit", "HEAD"]).unwrap();
+    let (revert, _, c2) = t.review_commit("Revert the change");
+    t.sign(&t.agent, &revert);
+    probity_ok(t.f.root(), &["publish"]);
+    forge.push(&["main", "refs/notes/probity"]);
+    // The revert of the revert, unreviewed, with C1's note copied.
+    t.f.git(&["checkout", "-q", "-b", "again"]).unwrap();
+    t.f.git(&["revert", "--no-edit", "HEAD"]).unwrap();
+    let c3 = rev_parse(&t.f, "HEAD");
+    assert_eq!(
+        rev_parse(&t.f, &format!("{c3}^{{tree}}")),
+        rev_parse(&t.f, &format!("{c1}^{{tree}}"))
+    );
+    let note = t.f.git(&["notes", "--ref=probity", "show", &c1]).unwrap();
+    let copied = t.inputs.path().join("note");
+    std::fs::write(&copied, note).unwrap();
+    t.f.git(&[
+        "notes",
+        "--ref=probity",
+        "add",
+        "-f",
+        "-F",
+        copied.to_str().unwrap(),
+        &c3,
+    ])
+    .unwrap();
+    forge.push(&["again", "refs/notes/probity"]);
+    let pr = [
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_EVENT_NAME", "pull_request_target"),
+        ("GITHUB_BASE_REF", "main"),
+        ("PROBITY_HEAD", c3.as_str()),
+        ("PROBITY_DEFAULT_BRANCH", "main"),
+    ];
+    let push = [
+        ("GITHUB_ACTIONS", "true"),
+        ("GITHUB_EVENT_NAME", "push"),
+        ("PROBITY_BEFORE", c2.as_str()),
+        ("GITHUB_SHA", c3.as_str()),
+        ("GITHUB_REF", "refs/heads/main"),
+        ("PROBITY_DEFAULT_BRANCH", "main"),
+    ];
+    let spent = |o: &std::process::Output| {
+        let v = ci_answer(o, 1);
+        assert_eq!(v["reason_code"], "approval_spent", "{v}");
+    };
+    spent(&forge.job("pr-1", &c2, &pr));
+    spent(&forge.job("push-1", &c3, &push));
+    // C1's note dropped by a force-push of the notes: still spent.
+    t.f.git(&["notes", "--ref=probity", "remove", &c1]).unwrap();
+    forge.push(&["+refs/notes/probity"]);
+    spent(&forge.job("pr-2", &c2, &pr));
+    spent(&forge.job("push-2", &c3, &push));
+}

@@ -186,6 +186,34 @@ impl Repo {
         }
     }
 
+    /// This repository's own branch and tag tips that are commits (an
+    /// annotated tag peeled), with their ref names: one `git for-each-ref`,
+    /// no transport (what the server hook's own repository holds).
+    pub fn own_tips(&self) -> Result<Vec<(String, CommitId)>, GitError> {
+        const ARGS: &str = "for-each-ref";
+        let out = self.run([
+            "for-each-ref",
+            "--format=%(refname)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)",
+            "refs/heads/",
+            "refs/tags/",
+        ])?;
+        let text = std::str::from_utf8(&out).map_err(|_| parse_err(ARGS, "non-UTF-8 output"))?;
+        let mut tips = Vec::new();
+        for line in text.lines().filter(|l| !l.is_empty()) {
+            let fields: Vec<&str> = line.split('\0').collect();
+            let [name, kind, oid, peeled_kind, peeled] = fields[..] else {
+                return Err(parse_err(ARGS, format!("bad line `{line}`")));
+            };
+            let commit = match (kind, peeled_kind) {
+                ("commit", _) => oid,
+                ("tag", "commit") => peeled,
+                _ => continue,
+            };
+            tips.push((name.to_string(), commit_id(ARGS, commit)?));
+        }
+        Ok(tips)
+    }
+
     /// The branch and tag tips `remote` advertises now (`git ls-remote
     /// --heads --tags`, annotated tags peeled), with their ref names and
     /// whether this repository has each as a commit. `remote` is a

@@ -16,6 +16,54 @@ use super::*;
 /// How many earlier commits noted with one lineage the replay check reads.
 const MAX_PRIOR_NOTES: usize = 64;
 
+/// How many commits of a ref's history a CI form reads for earlier
+/// deliveries ([`Priors::NotesAndHistory`]).
+pub(super) const MAX_HISTORY_PRIORS: usize = 1_000;
+
+/// Where the replay check learns of an approval's earlier deliveries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Priors {
+    /// The notes that name the approval: the server hook, where the notes
+    /// ref only grows, so a note once there stays.
+    Notes,
+    /// Those notes and the ref's own history (its newest
+    /// [`MAX_HISTORY_PRIORS`] commits): a CI form, where the notes ref is
+    /// any pusher's to rewrite (a forge runs no hook guarding it), so a
+    /// dropped note must not unspend an approval. A commit there that
+    /// delivered the same trees, or exactly what the approval approved, is
+    /// an earlier delivery whatever its note says (red team round 2).
+    NotesAndHistory,
+}
+
+/// The single-parent (or root) commits among the newest
+/// [`MAX_HISTORY_PRIORS`] of `old`'s history, each with the trees it
+/// delivered, as earlier deliveries in that ref's history.
+fn history_priors<G: CommitGit + RangeGit>(
+    git: &G,
+    old: &CommitId,
+) -> Result<Vec<PriorDelivery>, TransportError> {
+    let listed = git.range(old, &[], &RemoteScope::None, MAX_HISTORY_PRIORS)?;
+    let trees: std::collections::BTreeMap<&CommitId, &TreeId> =
+        listed.iter().map(|c| (&c.commit, &c.tree)).collect();
+    let mut out = Vec::new();
+    for c in &listed {
+        let base = match c.parents[..] {
+            [] => git.empty_tree()?,
+            [ref p] => match trees.get(p) {
+                Some(t) => (*t).clone(),
+                None => git.commit_tree(p)?,
+            },
+            _ => continue,
+        };
+        out.push(PriorDelivery {
+            commit: c.commit.clone(),
+            in_ref_history: true,
+            trees: (base, c.tree.clone()),
+        });
+    }
+    Ok(out)
+}
+
 /// The (base tree, tree) a commit delivers: its parent's tree (the empty
 /// tree for a root commit) and its own; `None` for a merge, which delivers
 /// no review.
@@ -45,13 +93,15 @@ pub(super) fn delivered_trees<G: CommitGit + RangeGit>(
 /// `scratch`), and the earlier commits the notes name it on (their trees,
 /// whether the ref's old tip reaches them); the first replay is the answer.
 /// Every lineage is searched for at once (one search of the notes tree),
-/// and a short answer is an error, never "named nowhere".
+/// and a short answer is an error, never "named nowhere". With
+/// [`Priors::NotesAndHistory`] the ref's own history counts too.
 pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
     git: &G,
     scratch: &S,
     notes: &CommitId,
     judged: &[&ReceiveUpdate],
     decision: &GateDecision,
+    priors_from: Priors,
 ) -> Result<Option<ReceiveDenial>, TransportError> {
     let olds_of = |delivery: &ApprovedDelivery| -> Vec<(&str, &CommitId)> {
         judged
@@ -82,6 +132,8 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
     }
     let named_by: std::collections::BTreeMap<&str, Vec<CommitId>> =
         needles.iter().copied().zip(named_each).collect();
+    let mut histories: std::collections::BTreeMap<CommitId, Vec<PriorDelivery>> =
+        std::collections::BTreeMap::new();
     for delivery in &deliveries {
         let mut named = Vec::new();
         for lineage in delivery.approvals() {
@@ -92,7 +144,7 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
                 .filter(|c| **c != delivery.commit)
                 .cloned()
                 .collect();
-            if !commits.is_empty() {
+            if !commits.is_empty() || priors_from == Priors::NotesAndHistory {
                 let approved = scratch.load(lineage)?.map(|r| {
                     let s = r.state();
                     (
@@ -110,6 +162,9 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
             continue;
         };
         for (refname, old) in olds_of(delivery) {
+            if priors_from == Priors::NotesAndHistory && !histories.contains_key(old) {
+                histories.insert(old.clone(), history_priors(git, old)?);
+            }
             let mut approvals = Vec::new();
             for (lineage, approved, commits) in &named {
                 let mut priors = Vec::new();
@@ -122,6 +177,9 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
                         in_ref_history: git.is_ancestor(c, old)?,
                         trees: prior_trees,
                     });
+                }
+                if let Some(history) = histories.get(old) {
+                    priors.extend(history.iter().cloned());
                 }
                 approvals.push(ApprovalHistory {
                     lineage: lineage.clone(),

@@ -725,9 +725,13 @@ where
     if let Some(r) = notes_denial(decision.allows(), &read) {
         return Ok(PreReceive::Denied(ReceiveDenial::of_refused(r)));
     }
+    let priors = match scope {
+        ReceiveScope::Hook { .. } => super::replay::Priors::Notes,
+        ReceiveScope::Range => super::replay::Priors::NotesAndHistory,
+    };
     if decision.allows()
         && let Some(n) = &notes
-        && let Some(d) = super::replay::replayed(git, scratch, n, &judged, &decision)?
+        && let Some(d) = super::replay::replayed(git, scratch, n, &judged, &decision, priors)?
     {
         return Ok(PreReceive::Denied(d));
     }
@@ -949,6 +953,27 @@ where
     let pr = validate_pre_pr(git, scratch, base, head)?;
     if let Some(r) = notes_denial(pr.decision.allows(), &read) {
         return Ok(Err(ReceiveDenial::of_refused(r)));
+    }
+    // Merged, the proposal delivers into the base's history: an approval
+    // that history already holds is spent (D-R56), as at the server.
+    if pr.decision.allows()
+        && let (Some(n), Some(base_tip)) = (&notes, exclude.first())
+    {
+        let merged = ReceiveUpdate {
+            old: Some(base_tip.clone()),
+            new: Some(head_c.clone()),
+            refname: head.to_string(),
+        };
+        if let Some(d) = super::replay::replayed(
+            git,
+            scratch,
+            n,
+            &[&merged],
+            &pr.decision,
+            super::replay::Priors::NotesAndHistory,
+        )? {
+            return Ok(Err(d));
+        }
     }
     Ok(Ok((pr, refused_bundles(&read))))
 }

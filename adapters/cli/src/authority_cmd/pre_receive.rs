@@ -362,8 +362,7 @@ fn policy_bases(
                 _ => DefaultBranch::Ungoverned,
             };
             let tips = if head == DefaultBranch::Ungoverned {
-                let own = repo.git_dir().to_string_lossy().into_owned();
-                repo.remote_tips(&own).map_err(repo_err)?
+                repo.own_tips().map_err(repo_err)?
             } else {
                 Vec::new()
             };
