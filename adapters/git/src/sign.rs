@@ -112,6 +112,8 @@ pub struct SshKeygen {
 struct AllowedCopy {
     path: PathBuf,
     copy: std::sync::Arc<Scratch>,
+    /// The bytes the copy holds, for the in-process pre-check.
+    bytes: std::sync::Arc<Vec<u8>>,
 }
 
 impl SshKeygen {
@@ -291,12 +293,20 @@ impl SshKeygen {
         &self,
         allowed_signers: &Path,
     ) -> Result<std::sync::Arc<Scratch>, AdapterError> {
+        Ok(self.allowed(allowed_signers)?.0)
+    }
+
+    /// [`Self::allowed_copy`] and the bytes it holds.
+    fn allowed(
+        &self,
+        allowed_signers: &Path,
+    ) -> Result<(std::sync::Arc<Scratch>, std::sync::Arc<Vec<u8>>), AdapterError> {
         let mut cached = self
             .allowed
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(c) = cached.as_ref().filter(|c| c.path == allowed_signers) {
-            return Ok(c.copy.clone());
+            return Ok((c.copy.clone(), c.bytes.clone()));
         }
         let bytes = usable_allowed_signers(allowed_signers)?;
         let copy = std::sync::Arc::new(
@@ -304,11 +314,13 @@ impl SshKeygen {
                 .or_else(|_| scratch_file(&std::env::temp_dir(), ALLOWED_PREFIX, &bytes))
                 .map_err(SshKeygenError::from)?,
         );
+        let bytes = std::sync::Arc::new(bytes);
         *cached = Some(AllowedCopy {
             path: allowed_signers.to_path_buf(),
             copy: copy.clone(),
+            bytes: bytes.clone(),
         });
-        Ok(copy)
+        Ok((copy, bytes))
     }
 }
 
@@ -462,6 +474,14 @@ impl SshSignatures for SshKeygen {
         let (status, _, _) =
             self.run_with_sig("check-novalidate", &namespace, signature, &[], message)?;
         Ok(status.success())
+    }
+
+    fn may_list(&self, allowed_signers: &Path, signature: &SshSig) -> Result<bool, AdapterError> {
+        let (_, bytes) = self.allowed(allowed_signers)?;
+        Ok(probity_core::review::allowed_signers_may_list(
+            &bytes,
+            &signature.public_key,
+        ))
     }
 
     fn find_principals(

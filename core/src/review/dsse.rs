@@ -184,6 +184,23 @@ pub fn fingerprint(public_key: &[u8]) -> String {
     format!("SHA256:{}", b.trim_end_matches('='))
 }
 
+/// Whether an allowed-signers file (`ssh-keygen`'s format: principals,
+/// options, key type, base64 key) may list the key `public_key` (SSH wire
+/// format): `false` only when it certainly does not, no line holding that
+/// key's base64 as a word and no line naming a `cert-authority` (which
+/// lists keys by the authority that certified them). A gate asks
+/// `ssh-keygen` about a signature only when this is `true`: a key no
+/// allowed signer holds costs no process, however many signatures carry
+/// it (red team round 2).
+pub fn allowed_signers_may_list(file: &[u8], public_key: &[u8]) -> bool {
+    let key = base64(public_key);
+    file.split(|b| *b == b'\n').any(|line| {
+        let line = String::from_utf8_lossy(line);
+        line.to_ascii_lowercase().contains("cert-authority")
+            || line.split_ascii_whitespace().any(|word| word == key)
+    })
+}
+
 /// A parsed envelope: the payload bytes and each signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParsedEnvelope {
@@ -408,6 +425,35 @@ pub fn decode_base64(s: &str) -> Result<Vec<u8>, String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_allowed_signers_file_may_list_a_key_only_by_its_base64_or_an_authority() {
+        let key = b"\x00\x00\x00\x0bssh-ed25519\x00\x00\x00\x20abcdefghijklmnopqrstuvwxyz012345";
+        let b64 = base64(key);
+        let other = base64(b"another key");
+        let file = |body: String| body.into_bytes();
+        assert!(allowed_signers_may_list(
+            &file(format!("bob@example.org ssh-ed25519 {b64} bob\n")),
+            key
+        ));
+        assert!(allowed_signers_may_list(
+            &file(format!(
+                "a@x ssh-ed25519 {other}\nb@x namespaces=\"probity\",valid-after=\"20200101\" ssh-ed25519 {b64}\n"
+            )),
+            key
+        ));
+        // Only other keys: certainly not listed.
+        assert!(!allowed_signers_may_list(
+            &file(format!("a@x ssh-ed25519 {other}\n# {b64}x\n")),
+            key
+        ));
+        assert!(!allowed_signers_may_list(b"", key));
+        // A certificate authority lists keys it certified: ask ssh-keygen.
+        assert!(allowed_signers_may_list(
+            &file(format!("*@x cert-authority ssh-ed25519 {other}\n")),
+            key
+        ));
+    }
+
     use super::*;
 
     /// The DSSE protocol's own test vector (protocol.md, "Test Vectors").

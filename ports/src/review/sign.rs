@@ -54,6 +54,15 @@ pub trait SshSignatures {
     /// Whether `signature` is a valid signature over `message` by the key
     /// it carries, whoever holds that key (`-Y check-novalidate`).
     fn check(&self, signature: &SshSig, message: &[u8]) -> Result<bool, AdapterError>;
+    /// Whether `allowed_signers` may list the signature's key: `false` only
+    /// when it certainly does not (core's
+    /// [`allowed_signers_may_list`](probity_core::review::allowed_signers_may_list)
+    /// over the file's bytes), so no `ssh-keygen` runs for it. The default
+    /// cannot tell (`true`): every signature is asked of the tool.
+    fn may_list(&self, allowed_signers: &Path, signature: &SshSig) -> Result<bool, AdapterError> {
+        let _ = (allowed_signers, signature);
+        Ok(true)
+    }
     /// The principals `allowed_signers` lists for the signature's key
     /// (`-Y find-principals`); empty when none.
     fn find_principals(
@@ -347,16 +356,20 @@ fn verify_one<P: SshSignatures + ?Sized>(
             sig.namespace, NAMESPACE
         )));
     }
+    let not_allowed = || SignatureError::SignerNotAllowed {
+        keyid: sig.fingerprint(),
+        allowed_signers: allowed.display().to_string(),
+    };
+    // A key no allowed signer holds is refused before any tool runs.
+    if !port.may_list(allowed, sig).map_err(SignatureError::Tool)? {
+        return Err(not_allowed());
+    }
     if !port.check(sig, message).map_err(SignatureError::Tool)? {
         return Err(SignatureError::Invalid(format!(
             "the signature by {} does not verify over the statement's PAE",
             sig.fingerprint()
         )));
     }
-    let not_allowed = || SignatureError::SignerNotAllowed {
-        keyid: sig.fingerprint(),
-        allowed_signers: allowed.display().to_string(),
-    };
     let principals = port
         .find_principals(allowed, sig)
         .map_err(SignatureError::Tool)?;
@@ -402,6 +415,12 @@ pub fn check_attestations<P: SshSignatures + ?Sized>(
     Err(first_refusal.unwrap_or(SignatureError::Missing))
 }
 
+/// How many signatures by one key [`verified_keys`] tries for one
+/// statement before it stops trying that key: a key has one valid
+/// signature per statement and hash (two hashes are allowed), so a third
+/// failure is a note that carries junk.
+const MAX_FAILED_PER_KEY: usize = 2;
+
 /// Every key whose signature, in any of `envelopes`, verifies over exactly
 /// `expected_statement` under `allowed_signers`, with every principal it
 /// verified under (one entry per key, whatever number of envelopes carry
@@ -418,6 +437,9 @@ pub fn verified_keys<P: SshSignatures + ?Sized>(
 ) -> Result<Vec<probity_core::review::VerifiedKey>, SignatureError> {
     use probity_core::review::VerifiedKey;
     let mut keys: Vec<VerifiedKey> = Vec::new();
+    // Signatures by a key that failed to verify, per key: past
+    // `MAX_FAILED_PER_KEY` its other signatures are not tried.
+    let mut failed: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     let message = statement_pae(expected_statement);
     for env in envelopes {
         let Ok(parsed) = parse_envelope(env) else {
@@ -427,12 +449,25 @@ pub fn verified_keys<P: SshSignatures + ?Sized>(
             continue;
         }
         for sig in &parsed.signatures {
+            let keyid = sig.fingerprint();
+            // One verified signature per key is all a role needs, and a key
+            // whose signatures keep failing, or that no allowed signer
+            // holds, is not asked of the tool again: the work per statement
+            // is bounded by the allowed signers, not by the signatures a
+            // note carries (red team round 2).
             if sig.namespace != NAMESPACE
-                || !port.check(sig, &message).map_err(SignatureError::Tool)?
+                || keys.iter().any(|k| k.keyid == keyid)
+                || failed.get(&keyid).is_some_and(|n| *n >= MAX_FAILED_PER_KEY)
+                || !port
+                    .may_list(allowed_signers, sig)
+                    .map_err(SignatureError::Tool)?
             {
                 continue;
             }
-            let keyid = sig.fingerprint();
+            if !port.check(sig, &message).map_err(SignatureError::Tool)? {
+                *failed.entry(keyid).or_default() += 1;
+                continue;
+            }
             let mut principals = Vec::new();
             for p in port
                 .find_principals(allowed_signers, sig)
@@ -446,16 +481,12 @@ pub fn verified_keys<P: SshSignatures + ?Sized>(
                 }
             }
             if principals.is_empty() {
+                *failed.entry(keyid).or_default() += 1;
                 continue;
             }
-            match keys.iter_mut().find(|k| k.keyid == keyid) {
-                Some(k) => {
-                    k.principals.extend(principals);
-                    k.principals.sort();
-                    k.principals.dedup();
-                }
-                None => keys.push(VerifiedKey { keyid, principals }),
-            }
+            principals.sort();
+            principals.dedup();
+            keys.push(VerifiedKey { keyid, principals });
         }
     }
     Ok(keys)
@@ -523,6 +554,103 @@ mod tests {
             require_signature: required,
             allowed_signers: Some(PathBuf::from("allowed_signers")),
         }
+    }
+
+    /// Counts every tool run; keys are told apart by the first byte of
+    /// their key material.
+    struct Counting {
+        listed: Vec<u8>,
+        valid: Vec<u8>,
+        message: Vec<u8>,
+        runs: std::cell::Cell<usize>,
+    }
+
+    fn key_of(sig: &SshSig) -> u8 {
+        sig.public_key[sig.public_key.len() - 32]
+    }
+
+    impl SshSignatures for Counting {
+        fn check_allowed_signers(&self, _: &Path) -> Result<(), AllowedSignersError> {
+            Ok(())
+        }
+        fn sign(&self, _: &[u8]) -> Result<Vec<u8>, AdapterError> {
+            Ok(Vec::new())
+        }
+        fn may_list(&self, _: &Path, sig: &SshSig) -> Result<bool, AdapterError> {
+            Ok(self.listed.contains(&key_of(sig)))
+        }
+        fn check(&self, sig: &SshSig, message: &[u8]) -> Result<bool, AdapterError> {
+            self.runs.set(self.runs.get() + 1);
+            Ok(message == self.message.as_slice()
+                && self.valid.contains(&key_of(sig))
+                && sig.blob.ends_with(b"good"))
+        }
+        fn find_principals(&self, _: &Path, sig: &SshSig) -> Result<Vec<String>, AdapterError> {
+            self.runs.set(self.runs.get() + 1);
+            Ok(vec![format!("p{}", key_of(sig))])
+        }
+        fn verify(&self, _: &Path, _: &str, s: &SshSig, m: &[u8]) -> Result<bool, AdapterError> {
+            self.check(s, m)
+        }
+    }
+
+    /// An envelope over `statement` signed by key `key` with `sig` bytes.
+    fn signed_by(statement: &[u8], key: u8, sig: &[u8]) -> Vec<u8> {
+        fn s(out: &mut Vec<u8>, b: &[u8]) {
+            out.extend_from_slice(&(b.len() as u32).to_be_bytes());
+            out.extend_from_slice(b);
+        }
+        let mut public = Vec::new();
+        s(&mut public, b"ssh-ed25519");
+        s(&mut public, &[key; 32]);
+        let mut blob = b"SSHSIG".to_vec();
+        blob.extend_from_slice(&1u32.to_be_bytes());
+        s(&mut blob, &public);
+        s(&mut blob, b"probity");
+        s(&mut blob, b"");
+        s(&mut blob, b"sha512");
+        s(&mut blob, sig);
+        envelope_bytes(statement, &parse_sshsig(&blob).unwrap()).unwrap()
+    }
+
+    /// Red team round 2: a note whose envelopes carry many signatures made
+    /// the server run `ssh-keygen` three times for each. A key no allowed
+    /// signer holds costs no run; a listed key is verified once, and tried
+    /// at most twice more when its signatures fail; so the runs per
+    /// statement are bounded by the allowed signers, not by the note.
+    #[test]
+    fn the_tool_runs_per_statement_are_bounded_by_the_allowed_signers() {
+        let stmt = b"{\"s\":1}";
+        let port = Counting {
+            listed: vec![1, 2],
+            valid: vec![1, 2, 9],
+            message: statement_pae(stmt),
+            runs: std::cell::Cell::new(0),
+        };
+        let mut envs = Vec::new();
+        // Valid signatures by 200 unlisted keys (one key repeated: its
+        // material is the same byte), junk by listed key 2, then key 1's
+        // valid signature, key 1 again, and key 2's valid one after its
+        // junk.
+        for _ in 0..200 {
+            envs.push(signed_by(stmt, 9, b"good"));
+        }
+        for i in 0..50u8 {
+            envs.push(signed_by(stmt, 2, &[b'x', i]));
+        }
+        envs.push(signed_by(stmt, 1, b"good"));
+        for _ in 0..50 {
+            envs.push(signed_by(stmt, 1, b"good"));
+        }
+        envs.push(signed_by(stmt, 2, b"good"));
+        let refs: Vec<&[u8]> = envs.iter().map(Vec::as_slice).collect();
+        let keys = verified_keys(&port, &refs, stmt, Path::new("allowed")).unwrap();
+        let ids: Vec<String> = keys.iter().map(|k| k.principals.join(",")).collect();
+        assert_eq!(ids, ["p1"]);
+        // Key 2: two failed checks, then never tried again (its valid
+        // signature after 50 junk ones is not reached: a denial, never an
+        // allow). Key 1: check, find, verify, once.
+        assert_eq!(port.runs.get(), 2 + 3, "{} runs", port.runs.get());
     }
 
     #[test]
