@@ -316,6 +316,35 @@ pub fn verify_envelope<P: SshSignatures + ?Sized>(
     expected_statement: &[u8],
     policy: &SignaturePolicy,
 ) -> Result<Signer, SignatureError> {
+    verify_envelope_bounded(
+        port,
+        envelope,
+        expected_statement,
+        policy,
+        &mut Failures::new(),
+    )
+}
+
+/// Signatures that failed to verify, per key fingerprint: past
+/// [`MAX_FAILED_PER_KEY`] a key's other signatures for the statement are
+/// not tried (D-R119).
+type Failures = std::collections::BTreeMap<String, usize>;
+
+fn exhausted(failed: &Failures, sig: &SshSig) -> bool {
+    failed
+        .get(&sig.fingerprint())
+        .is_some_and(|n| *n >= MAX_FAILED_PER_KEY)
+}
+
+/// [`verify_envelope`], sharing `failed` with the other envelopes of one
+/// statement.
+fn verify_envelope_bounded<P: SshSignatures + ?Sized>(
+    port: &P,
+    envelope: &[u8],
+    expected_statement: &[u8],
+    policy: &SignaturePolicy,
+    failed: &mut Failures,
+) -> Result<Signer, SignatureError> {
     let allowed = policy
         .allowed_signers
         .as_deref()
@@ -333,9 +362,13 @@ pub fn verify_envelope<P: SshSignatures + ?Sized>(
     let message = statement_pae(&parsed.payload);
     let mut first_refusal = None;
     for sig in &parsed.signatures {
+        if exhausted(failed, sig) {
+            continue;
+        }
         match verify_one(port, allowed, sig, &message) {
             Ok(signer) => return Ok(signer),
             Err(e) if e.is_denial() => {
+                *failed.entry(sig.fingerprint()).or_default() += 1;
                 first_refusal.get_or_insert(e);
             }
             Err(e) => return Err(e),
@@ -404,8 +437,9 @@ pub fn check_attestations<P: SshSignatures + ?Sized>(
         return Ok(None);
     }
     let mut first_refusal = None;
+    let mut failed = Failures::new();
     for env in envelopes {
-        match verify_envelope(port, env, expected_statement, policy) {
+        match verify_envelope_bounded(port, env, expected_statement, policy, &mut failed) {
             Ok(signer) => return Ok(Some(signer)),
             Err(e) => {
                 first_refusal.get_or_insert(e);
@@ -439,7 +473,7 @@ pub fn verified_keys<P: SshSignatures + ?Sized>(
     let mut keys: Vec<VerifiedKey> = Vec::new();
     // Signatures by a key that failed to verify, per key: past
     // `MAX_FAILED_PER_KEY` its other signatures are not tried.
-    let mut failed: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut failed = Failures::new();
     let message = statement_pae(expected_statement);
     for env in envelopes {
         let Ok(parsed) = parse_envelope(env) else {
@@ -457,7 +491,7 @@ pub fn verified_keys<P: SshSignatures + ?Sized>(
             // note carries (red team round 2).
             if sig.namespace != NAMESPACE
                 || keys.iter().any(|k| k.keyid == keyid)
-                || failed.get(&keyid).is_some_and(|n| *n >= MAX_FAILED_PER_KEY)
+                || exhausted(&failed, sig)
                 || !port
                     .may_list(allowed_signers, sig)
                     .map_err(SignatureError::Tool)?
@@ -650,6 +684,14 @@ mod tests {
         // Key 2: two failed checks, then never tried again (its valid
         // signature after 50 junk ones is not reached: a denial, never an
         // allow). Key 1: check, find, verify, once.
+        assert_eq!(port.runs.get(), 2 + 3, "{} runs", port.runs.get());
+        // The same bound where `probity.requireSignature` asks any allowed
+        // signature: key 1's is found after key 2's two failures.
+        port.runs.set(0);
+        let signer = check_attestations(&port, &refs, stmt, &policy(true))
+            .unwrap()
+            .unwrap();
+        assert_eq!(signer.principal, "p1");
         assert_eq!(port.runs.get(), 2 + 3, "{} runs", port.runs.get());
     }
 
