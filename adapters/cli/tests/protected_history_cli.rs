@@ -236,6 +236,7 @@ fn hand_written_low_bundle(f: &Fixture, commit: &str) -> Vec<u8> {
         created_at: Timestamp::parse("2026-12-01T00:00:00Z").unwrap(),
         nonce: Nonce::parse("ffeeddccbbaa99887766554433221100").unwrap(),
         prompts: Some(PromptSet::builtin().freeze(&[])),
+        policy_hash: RiskPolicy::v1_hash(),
     })
     .unwrap()
     .accept_results(Vec::new(), &Default::default())
