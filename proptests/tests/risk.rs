@@ -4,9 +4,8 @@
 
 use proptest::prelude::*;
 
-use probity_core::review::{
-    CandidateContent, ChangedFile, FileMode, LineCount, RepoPath, RiskLevel, RiskPolicy, RiskReason,
-};
+use probity_core::review::fixtures;
+use probity_core::review::{ChangedFile, RiskLevel, RiskPolicy, RiskReason};
 
 /// Fragments of spawning calls, imports, document code markers and prose.
 const TOKENS: &[&str] = &[
@@ -87,22 +86,10 @@ fn with_whitespace(bytes: &[u8], inserts: &[(usize, usize)]) -> Vec<u8> {
     out
 }
 
+/// A one-line change of `path` to `content` (ASCII: the tokens and
+/// whitespace above).
 fn file(path: &str, content: &[u8]) -> ChangedFile {
-    ChangedFile {
-        path: RepoPath::parse(path).unwrap(),
-        old_mode: Some(FileMode::Regular),
-        new_mode: Some(FileMode::Regular),
-        text_lines: 1,
-        base_content: CandidateContent::Absent,
-        lines: LineCount::Text {
-            added: 1,
-            removed: 0,
-        },
-        content: CandidateContent::Bytes {
-            bytes: content.to_vec(),
-            complete: true,
-        },
-    }
+    fixtures::text_change(path, 1, 0, std::str::from_utf8(content).unwrap())
 }
 
 fn rank(l: RiskLevel) -> u8 {

@@ -102,7 +102,11 @@ impl Team {
     }
 }
 
+/// Asserts `start` froze under policy v2 and rated the change `level`,
+/// each of `reasons` among its reasons.
 fn assert_rated(started: &serde_json::Value, level: &str, reasons: &[&str]) {
+    let v2 = probity_core::review::RiskPolicy::v2_hash().to_string();
+    assert_eq!(started["policy_hash"], v2.as_str(), "{started}");
     assert_eq!(started["risk_level"], level, "{started}");
     for r in reasons {
         assert!(
@@ -173,7 +177,7 @@ fn a_plain_docs_change_is_still_low_and_lands_unsigned() {
         "docs/guide.md",
         "# Guide\n\nCall `parse` once.\n\n- a\n- b\n",
     );
-    assert_eq!(started["risk_level"], "low", "{started}");
+    assert_rated(&started, "low", &["docs_only"]);
     assert_eq!(started["risk_reasons"], serde_json::json!(["docs_only"]));
     t.lands(&c);
 }
@@ -213,46 +217,11 @@ fn a_record_stamped_with_policy_v1_cannot_bring_the_weaker_rating_back() {
 /// with core's own API exactly as a v1 build made it: the commit's real
 /// trees, rated by the built-in policy v1, stamped with v1's digest.
 fn add_v1_note(t: &Team, commit: &str) {
-    use probity_core::review::{Bundle, FrozenCandidate, PromptSet, RangeCommit};
-    use probity_core::review::{CommitId, Nonce, Timestamp, TreeId};
-    use probity_core::review::{ReviewState, RiskPolicy, StartInput};
-    use probity_core::review::{authored_lines, select_lenses};
-    let f = &t.f;
-    let tree = |r: &str| TreeId::parse(rev(f, f.root(), &format!("{r}^{{tree}}")).unwrap());
-    let c = RangeCommit {
-        commit: CommitId::parse(commit).unwrap(),
-        tree: tree(commit).unwrap(),
-        parents: vec![CommitId::parse(rev(f, f.root(), &format!("{commit}~1")).unwrap()).unwrap()],
-    };
-    let obs = f.repo().unwrap().observe_commit(&c).unwrap();
-    let v1 = RiskPolicy::v1();
-    let lines = authored_lines(v1, &obs.changed);
-    let assessment = v1.classify(&obs.changed, lines);
-    let lenses = select_lenses(assessment.level(), probity_core::review::Lens::Reliability);
-    assert!(lenses.is_empty(), "v1 rates the change low");
-    let state = ReviewState::start(StartInput {
-        snapshot: FrozenCandidate::freeze(&obs).unwrap(),
-        assessment,
-        lenses: Vec::new(),
-        authored_lines: lines,
-        created_at: Timestamp::parse("2026-12-01T00:00:00Z").unwrap(),
-        nonce: Nonce::parse("ffeeddccbbaa99887766554433221100").unwrap(),
-        prompts: Some(PromptSet::builtin().freeze(&[])),
-        policy_hash: RiskPolicy::v1_hash(),
-    })
-    .unwrap()
-    .accept_results(Vec::new(), &Default::default())
-    .unwrap()
-    .accept_evidence(b"docs only\n")
-    .unwrap();
-    let mut bytes = Bundle::build(vec![state.record().unwrap()], Vec::new())
-        .unwrap()
-        .to_bytes()
-        .unwrap();
-    bytes.push(b'\n');
+    let v1 = probity_core::review::RiskPolicy::v1();
+    let bytes = forged::low_v1_bundle(&t.f, commit, |changed, lines| v1.classify(changed, lines));
     let note = t.inputs.path().join("note.txt");
     std::fs::write(&note, &bytes).unwrap();
-    f.git(&[
+    t.f.git(&[
         "notes",
         "--ref=probity",
         "add",

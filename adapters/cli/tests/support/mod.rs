@@ -13,6 +13,7 @@ use probity_git::fixture::Fixture;
 use serde_json::Value;
 
 pub mod fifo;
+pub mod forged;
 mod keys;
 #[allow(unused_imports)] // not every test binary signs
 pub use keys::*;
