@@ -65,6 +65,15 @@ const PATHS: &[&str] = &[
 
 const SPACES: &[&str] = &["", " ", "  ", "\t", "\n", "\r\n", "    "];
 
+/// What is put in anywhere: whitespace as lexers read it (ASCII, the
+/// vertical tab, Unicode spaces and marks).
+const PUT_IN: &[&str] = &[
+    " ", "\t", "\n", "\r\n", "\x0b", "\u{a0}", "\u{200e}", "\u{2028}", "\u{feff}",
+];
+
+/// What may stand between two tokens: whitespace or a comment.
+const BETWEEN: &[&str] = &["", " ", "\n", "/**/", " /* c */ ", "// c\n", "\u{200f}"];
+
 fn content() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec((0..TOKENS.len(), 0..SPACES.len()), 0..24).prop_map(|parts| {
         parts
@@ -75,15 +84,19 @@ fn content() -> impl Strategy<Value = Vec<u8>> {
     })
 }
 
-/// `bytes` with ASCII whitespace put in at the given places.
+/// `bytes` (UTF-8) with whitespace put in at the given places, each at a
+/// character boundary.
 fn with_whitespace(bytes: &[u8], inserts: &[(usize, usize)]) -> Vec<u8> {
-    let mut out = bytes.to_vec();
+    let mut out = String::from_utf8(bytes.to_vec()).unwrap();
     for (at, s) in inserts {
-        let at = at % (out.len() + 1);
-        let ws = SPACES[s % SPACES.len()].as_bytes();
-        out.splice(at..at, ws.iter().copied());
+        let bounds: Vec<usize> = out
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([out.len()])
+            .collect();
+        out.insert_str(bounds[at % bounds.len()], PUT_IN[s % PUT_IN.len()]);
     }
-    out
+    out.into_bytes()
 }
 
 /// A one-line change of `path` to `content` (ASCII: the tokens and
@@ -126,6 +139,22 @@ proptest! {
         let before = v2.classify(&[file("src/lib.rs", &bytes)], 1).level();
         let after = v2.classify(&[file("src/lib.rs", &spaced)], 1).level();
         prop_assert!(rank(after) >= rank(before));
+    }
+
+    /// Tokens v2 sees spawning when written together still spawn with
+    /// whitespace or comments between them.
+    #[test]
+    fn comments_between_tokens_never_hide_a_spawn(
+        parts in prop::collection::vec((0..TOKENS.len(), 0..BETWEEN.len()), 1..16),
+    ) {
+        let tight: String = parts.iter().map(|(t, _)| TOKENS[*t]).collect();
+        let apart: String = parts
+            .iter()
+            .flat_map(|(t, b)| [TOKENS[*t], BETWEEN[*b]])
+            .collect();
+        if spawns("src/lib.rs", tight.as_bytes()) {
+            prop_assert!(spawns("src/lib.rs", apart.as_bytes()), "{apart:?}");
+        }
     }
 
     /// The newer policy only adds rules: v2's tier is at least v1's for

@@ -140,11 +140,19 @@ pub struct RiskPolicy {
     pub agent_instruction_file_names: Vec<String>,
     /// Which files' lines are not authored (R2.4).
     pub golden: GoldenRule,
-    /// Compare `process_spawn_patterns` and the scanned content with ASCII
-    /// whitespace removed from both, so `Command :: new (` matches
+    /// Compare `process_spawn_patterns` (and `doc_code_markers`) with the
+    /// scanned content with whitespace removed from both: ASCII
+    /// whitespace, the vertical tab, and the Unicode spaces Rust's and
+    /// JavaScript's lexers skip; so `Command :: new (` matches
     /// `Command::new(` (v2; absent, false, in v1).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub spawn_ignores_ascii_whitespace: bool,
+    pub spawn_ignores_whitespace: bool,
+    /// Also search the content with `/* */` and `//` comments removed
+    /// (a lexer reads a comment between tokens as whitespace:
+    /// `Command/**/::new(`), besides the whole content (v2; absent, false,
+    /// in v1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spawn_ignores_comments: bool,
     /// Agent-instruction paths, matched case-insensitively at a path
     /// segment anywhere in a path: one ending `/` names a directory and
     /// everything under it (`.claude/`), another a file
@@ -222,13 +230,23 @@ impl RiskPolicy {
         }
     }
 
+    /// Whether `content`, its comments and whitespace removed, holds a
+    /// spawn pattern (only when the policy ignores comments and the content
+    /// has one): a second view, searched besides the whole content.
+    fn spawns_between_comments(&self, content: &[u8], scan: &Scan) -> bool {
+        let commented = |w: &[u8]| w == b"/*" || w == b"//";
+        self.spawn_ignores_comments
+            && content.windows(2).any(commented)
+            && self.spawns(
+                &scan::uncommented(content, self.spawn_ignores_whitespace),
+                &scan.spawn,
+            )
+    }
+
     /// The spawn patterns as compared: whitespace removed when the policy
     /// ignores it.
     fn spawn_patterns(&self) -> Vec<String> {
-        scan::compared(
-            &self.process_spawn_patterns,
-            self.spawn_ignores_ascii_whitespace,
-        )
+        scan::compared(&self.process_spawn_patterns, self.spawn_ignores_whitespace)
     }
 
     /// The built-in policy v1.
@@ -389,9 +407,9 @@ impl RiskPolicy {
             let prepared = f
                 .content
                 .bytes()
-                .map(|b| scan::prepare(b, self.spawn_ignores_ascii_whitespace));
-            if let Some(bytes) = &prepared
-                && self.spawns(bytes, &scan.spawn)
+                .map(|b| scan::prepare(b, self.spawn_ignores_whitespace));
+            if let (Some(raw), Some(bytes)) = (f.content.bytes(), &prepared)
+                && (self.spawns(bytes, &scan.spawn) || self.spawns_between_comments(raw, scan))
             {
                 reasons.push(RiskReason::ProcessSpawn);
             }

@@ -1,7 +1,8 @@
 //! What the classifier looks for in a path and in content: the automata
 //! over the spawn patterns and the document code markers (each one pass,
-//! never a search per pattern), the whitespace-blind form both are
-//! compared in under v2, agent paths, and indented code lines.
+//! never a search per pattern), the views v2 compares them in (without
+//! whitespace; without comments too), agent paths, and indented code
+//! lines.
 
 use std::borrow::Cow;
 
@@ -23,20 +24,103 @@ pub(super) fn matcher(patterns: &[String]) -> Option<aho_corasick::AhoCorasick> 
     aho_corasick::AhoCorasick::new(non_empty).ok()
 }
 
-/// `bytes` as the policy compares them: with every ASCII whitespace byte
-/// removed when `strip` (one pass), else as they are.
+/// The multi-byte (UTF-8) characters a lexer skips as whitespace: Rust's
+/// `Pattern_White_Space` beyond ASCII (NEL, LRM, RLM, LS, PS) and
+/// JavaScript's (NBSP, BOM and the other `Zs` spaces).
+const WIDE_SPACES: &[&[u8]] = &[
+    "\u{85}".as_bytes(),
+    "\u{a0}".as_bytes(),
+    "\u{1680}".as_bytes(),
+    "\u{2000}".as_bytes(),
+    "\u{2001}".as_bytes(),
+    "\u{2002}".as_bytes(),
+    "\u{2003}".as_bytes(),
+    "\u{2004}".as_bytes(),
+    "\u{2005}".as_bytes(),
+    "\u{2006}".as_bytes(),
+    "\u{2007}".as_bytes(),
+    "\u{2008}".as_bytes(),
+    "\u{2009}".as_bytes(),
+    "\u{200a}".as_bytes(),
+    "\u{200e}".as_bytes(),
+    "\u{200f}".as_bytes(),
+    "\u{2028}".as_bytes(),
+    "\u{2029}".as_bytes(),
+    "\u{202f}".as_bytes(),
+    "\u{205f}".as_bytes(),
+    "\u{3000}".as_bytes(),
+    "\u{feff}".as_bytes(),
+];
+
+/// How many bytes of whitespace start `rest` (0: none): ASCII whitespace
+/// and the vertical tab, or one of [`WIDE_SPACES`].
+fn space_at(rest: &[u8]) -> usize {
+    match rest.first() {
+        Some(b) if b.is_ascii_whitespace() || *b == 0x0b => 1,
+        Some(b) if *b >= 0xc2 => WIDE_SPACES
+            .iter()
+            .find(|w| rest.starts_with(w))
+            .map_or(0, |w| w.len()),
+        _ => 0,
+    }
+}
+
+/// `bytes` with every whitespace character ([`space_at`]) removed, one
+/// pass.
+fn without_spaces(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match space_at(&bytes[i..]) {
+            0 => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+            n => i += n,
+        }
+    }
+    out
+}
+
+/// `bytes` as the policy compares them: with every whitespace character a
+/// lexer skips removed when `strip` (one pass), else as they are.
 pub(super) fn prepare(bytes: &[u8], strip: bool) -> Cow<'_, [u8]> {
-    if strip && bytes.iter().any(u8::is_ascii_whitespace) {
-        Cow::Owned(
-            bytes
-                .iter()
-                .copied()
-                .filter(|b| !b.is_ascii_whitespace())
-                .collect(),
-        )
+    if strip {
+        Cow::Owned(without_spaces(bytes))
     } else {
         Cow::Borrowed(bytes)
     }
+}
+
+/// `bytes` without `/* ... */` and `// ...` comments (read naively: a
+/// `//` in a string hides the rest of its line here, which is why this
+/// view is searched besides the whole content, never instead of it), then
+/// without whitespace when `strip`. One pass each.
+pub(super) fn uncommented(bytes: &[u8], strip: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match &bytes[i..] {
+            [b'/', b'*', ..] => {
+                i = bytes[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(bytes.len(), |p| i + 2 + p + 2);
+            }
+            [b'/', b'/', ..] => {
+                i = bytes[i..]
+                    .iter()
+                    .position(|b| *b == b'\n')
+                    .map_or(bytes.len(), |p| i + p);
+            }
+            [b, ..] => {
+                out.push(*b);
+                i += 1;
+            }
+            [] => break,
+        }
+    }
+    if strip { without_spaces(&out) } else { out }
 }
 
 /// `patterns` as compared: whitespace removed when `strip`; a pattern of
@@ -46,7 +130,7 @@ pub(super) fn compared(patterns: &[String], strip: bool) -> Vec<String> {
         .iter()
         .map(|p| {
             if strip {
-                p.chars().filter(|c| !c.is_ascii_whitespace()).collect()
+                String::from_utf8_lossy(&without_spaces(p.as_bytes())).into_owned()
             } else {
                 p.clone()
             }
@@ -66,10 +150,7 @@ pub(super) struct Scan {
 
 impl Scan {
     pub(super) fn of(policy: &RiskPolicy) -> Scan {
-        let markers = compared(
-            &policy.doc_code_markers,
-            policy.spawn_ignores_ascii_whitespace,
-        );
+        let markers = compared(&policy.doc_code_markers, policy.spawn_ignores_whitespace);
         Scan {
             spawn: matcher(&policy.spawn_patterns()),
             doc_code: matcher(&markers),
@@ -124,9 +205,9 @@ pub(super) fn indented_code(bytes: &[u8], columns: u64) -> bool {
     if columns == 0 {
         return false;
     }
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
     let mut may_start = true;
-    for line in bytes.split(|b| *b == b'\n') {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+    for line in lines(bytes) {
         let mut col = 0u64;
         let mut rest = line;
         while let Some((&b, tail)) = rest.split_first() {
@@ -146,6 +227,26 @@ pub(super) fn indented_code(bytes: &[u8], columns: u64) -> bool {
     false
 }
 
+/// The lines of `bytes` as CommonMark ends them: at `\n`, `\r\n` or a
+/// lone `\r`.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(bytes);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.iter().position(|b| *b == b'\n' || *b == b'\r') {
+            Some(i) => {
+                let skip = if r[i..].starts_with(b"\r\n") { 2 } else { 1 };
+                rest = Some(&r[i + skip..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
 /// A line (indentation removed) after which an indented line starts a
 /// block rather than continuing a paragraph.
 fn ends_a_block(line: &[u8]) -> bool {
@@ -160,6 +261,18 @@ fn ends_a_block(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lexer_whitespace_and_comments_are_removed() {
+        let wide = "a\u{200e}::\u{a0}b\u{2028}(\u{feff}\x0b".as_bytes();
+        assert_eq!(&*prepare(wide, true), b"a::b(");
+        assert_eq!(
+            uncommented(b"C/* x */:: /**/new // y\n(\"//\")", true),
+            b"C::new(\""
+        );
+        assert_eq!(uncommented(b"a /* open", true), b"a");
+        assert_eq!(uncommented(b"a // b\nc", false), b"a \nc");
+    }
 
     #[test]
     fn whitespace_is_removed_from_both_sides() {
@@ -206,5 +319,9 @@ mod tests {
         assert!(!indented_code(b"\n   three\n", 4));
         assert!(!indented_code(b"a\n\n    \n\t\nb\n", 4));
         assert!(!indented_code(b"    code\n", 0));
+        // CommonMark's other line endings, and a byte order mark.
+        assert!(indented_code(b"# T\r    code\r", 4));
+        assert!(indented_code("\u{feff}    code\n".as_bytes(), 4));
+        assert!(!indented_code(b"text\r    more\r", 4));
     }
 }

@@ -288,6 +288,7 @@ fn v2_rates_a_document_carrying_code_medium() {
         ("README.md", b"# p\n\n~~~\nlet x = 1;\n~~~\n"),
         ("README.md", b"# p\n\n    let x = 1;\n"),
         ("README.md", b"# p\n    let x = 1;\n"),
+        ("README.md", b"# p\r    let x = 1;\r"),
         ("docs/a.md", b"Try it:\n\n>>> 1 + 1\n2\n"),
         ("docs/a.rst", b"Use\n\n.. code-block:: python\n\n   x = 1\n"),
         ("docs/a.adoc", b"[source,rust]\n----\nlet x = 1;\n----\n"),
@@ -337,6 +338,12 @@ fn v2_spawn_scan_ignores_whitespace_and_sees_the_import() {
         b"os . system ('id')".to_vec(),
         b"from subprocess import run".to_vec(),
         b"import \"os/exec\"".to_vec(),
+        // Whitespace as Rust reads it (a vertical tab, a right-to-left
+        // mark), and comments between the tokens.
+        b"Command\x0b::new(\"sh\")".to_vec(),
+        "Command::\u{200f}new(\"sh\")".as_bytes().to_vec(),
+        b"let u = 1; Command/* */::new(\"sh\")".to_vec(),
+        b"Command // c\n    ::new(\"sh\")".to_vec(),
     ];
     for c in &cases {
         assert_eq!(
@@ -360,6 +367,18 @@ fn v2_spawn_scan_ignores_whitespace_and_sees_the_import() {
     assert_eq!(
         level_and_reasons(RiskPolicy::v1(), "README.md", &readme),
         (RiskLevel::Low, vec![RiskReason::DocsOnly])
+    );
+    // The limit, on record: comments are read naively (no lexer per
+    // language), so a `//` in a string before a commented-apart call on
+    // the same line hides it from the comment-free view. In code that is
+    // medium, never low.
+    assert_eq!(
+        level_and_reasons(
+            RiskPolicy::v2(),
+            "src/x.rs",
+            b"let u = \"http://x\"; Command/* */::new(\"sh\")"
+        ),
+        (RiskLevel::Medium, vec![RiskReason::CodeChange])
     );
     // The cost, on record: prose that puts a spawn word before a
     // parenthesis reads as a call.
