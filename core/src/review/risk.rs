@@ -111,7 +111,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1`.
+    /// The policy's version label, `probity.risk-policy/v1` or `/v2`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
