@@ -39,6 +39,8 @@ use crate::review::{POLICY_DOMAIN, RiskPolicy};
 use crate::review::{RepoPath, TreeId};
 use crate::review::{empty_fix_delta, fix_delta_hash};
 
+mod risk_v2;
+
 /// The version of the vector files' format and content.
 pub const VERSION: &str = "v1";
 
@@ -222,6 +224,7 @@ pub fn vectors(contexts: &[(&str, &Assembly)]) -> Result<Vec<Vector>, VectorErro
     jcs_vectors(&mut b)?;
     review_vectors(&mut b)?;
     context_vectors(&mut b, contexts)?;
+    risk_v2::vectors(&mut b)?;
     Ok(b.out)
 }
 

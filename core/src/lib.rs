@@ -49,7 +49,7 @@
 //! // `start` freezes it: risk, lenses and budget are derived, the time and
 //! // nonce are arguments.
 //! let snapshot = FrozenCandidate::freeze(&obs)?;
-//! let policy = RiskPolicy::v1();
+//! let policy = RiskPolicy::newest();
 //! let lines = authored_lines(policy, &obs.changed);
 //! let assessment = policy.classify(&obs.changed, lines);
 //! let lenses = select_lenses(assessment.level(), Lens::Reliability);
@@ -61,6 +61,7 @@
 //!     created_at: Timestamp::parse("2026-11-29T12:00:00Z")?,
 //!     nonce: Nonce::parse("00112233445566778899aabbccddeeff")?,
 //!     prompts: None,
+//!     policy_hash: RiskPolicy::newest_hash(),
 //! })?;
 //!
 //! // Before any approval, the pre-commit gate denies the candidate.

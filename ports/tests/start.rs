@@ -218,3 +218,30 @@ fn start_range_refuses_an_empty_or_unknown_range_with_nothing_written() {
     }
     assert_eq!(w.store.dump(), held);
 }
+
+/// A new review and a recovery's successor freeze under the newest
+/// built-in risk policy, v2 (D-R114).
+#[test]
+fn start_and_recover_freeze_under_the_newest_risk_policy() {
+    use probity_core::review::{Disposition, RiskPolicy};
+    let w = world();
+    let started = w.try_start().unwrap();
+    assert_eq!(
+        started.record.state().frozen().policy_hash,
+        RiskPolicy::v2_hash()
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v2_hash());
+    let approved = w.approve();
+    w.git.write("src/a.rs", FIX).unwrap();
+    let successor = w
+        .recover(
+            approved.state().lineage_id(),
+            recover_request(&approved, Disposition::ScopeChanged, "more work", "dev"),
+        )
+        .unwrap()
+        .record;
+    assert_eq!(
+        successor.state().frozen().policy_hash,
+        RiskPolicy::v2_hash()
+    );
+}

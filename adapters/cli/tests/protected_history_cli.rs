@@ -211,43 +211,10 @@ fn reviewed_work_first_pushed_to_an_unprotected_branch_reaches_a_new_protected_o
 /// delivery commit's real trees, but frozen as `low` risk with no lens
 /// (the change is code: medium, one lens), approved on a line of evidence.
 fn hand_written_low_bundle(f: &Fixture, commit: &str) -> Vec<u8> {
-    use probity_core::review::Bundle;
-    use probity_core::review::FrozenCandidate;
-    use probity_core::review::PromptSet;
-    use probity_core::review::RangeCommit;
-    use probity_core::review::{CommitId, Nonce, Timestamp, TreeId};
-    use probity_core::review::{ReviewState, StartInput};
-    use probity_core::review::{RiskAssessment, RiskLevel, RiskPolicy, RiskReason, authored_lines};
-    let repo = f.repo().unwrap();
-    let tree =
-        |r: &str| TreeId::parse(rev(f, f.root(), &format!("{r}^{{tree}}")).unwrap()).unwrap();
-    let c = RangeCommit {
-        commit: CommitId::parse(commit).unwrap(),
-        tree: tree(commit),
-        parents: vec![CommitId::parse(rev(f, f.root(), &format!("{commit}~1")).unwrap()).unwrap()],
-    };
-    let obs = repo.observe_commit(&c).unwrap();
-    let lines = authored_lines(RiskPolicy::v1(), &obs.changed);
-    let state = ReviewState::start(StartInput {
-        snapshot: FrozenCandidate::freeze(&obs).unwrap(),
-        assessment: RiskAssessment::new(RiskLevel::Low, vec![RiskReason::DocsOnly]).unwrap(),
-        lenses: Vec::new(),
-        authored_lines: lines,
-        created_at: Timestamp::parse("2026-12-01T00:00:00Z").unwrap(),
-        nonce: Nonce::parse("ffeeddccbbaa99887766554433221100").unwrap(),
-        prompts: Some(PromptSet::builtin().freeze(&[])),
+    use probity_core::review::{RiskAssessment, RiskLevel, RiskReason};
+    support::forged::low_v1_bundle(f, commit, |_, _| {
+        RiskAssessment::new(RiskLevel::Low, vec![RiskReason::DocsOnly]).unwrap()
     })
-    .unwrap()
-    .accept_results(Vec::new(), &Default::default())
-    .unwrap()
-    .accept_evidence(b"trust me\n")
-    .unwrap();
-    let mut bytes = Bundle::build(vec![state.record().unwrap()], Vec::new())
-        .unwrap()
-        .to_bytes()
-        .unwrap();
-    bytes.push(b'\n');
-    bytes
 }
 
 #[test]

@@ -62,10 +62,22 @@ pub fn parser_observation() -> CandidateObservation {
     }
 }
 
-/// What start derives from `obs` at the fixed time and nonce.
+/// What start derives from `obs` at the fixed time and nonce, under the
+/// built-in policy v1: every golden file and conformance vector made from
+/// it was pinned under v1 and keeps its bytes (D-R114).
 pub fn start_input(obs: &CandidateObservation, focus: Lens) -> Result<StartInput, StateError> {
+    start_input_under(RiskPolicy::v1(), RiskPolicy::v1_hash(), obs, focus)
+}
+
+/// What start derives from `obs` at the fixed time and nonce under
+/// `policy` (whose digest is `policy_hash`).
+pub fn start_input_under(
+    policy: &RiskPolicy,
+    policy_hash: crate::digest::Sha256Digest,
+    obs: &CandidateObservation,
+    focus: Lens,
+) -> Result<StartInput, StateError> {
     let snapshot = FrozenCandidate::freeze(obs)?;
-    let policy = RiskPolicy::v1();
     let lines = authored_lines(policy, &obs.changed);
     let assessment = policy.classify(&obs.changed, lines);
     let lenses = select_lenses(assessment.level(), focus);
@@ -77,6 +89,7 @@ pub fn start_input(obs: &CandidateObservation, focus: Lens) -> Result<StartInput
         created_at: Timestamp::parse(FIXED_TIME)?,
         nonce: Nonce::parse(FIXED_NONCE)?,
         prompts: None,
+        policy_hash,
     })
 }
 

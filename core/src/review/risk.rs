@@ -1,7 +1,9 @@
 //! Risk classification from a versioned, hashed policy (R2.4–R2.6).
 //!
-//! The policy is data (`core/policy/risk-policy-v1.json`, embedded); `policy_hash` is its
-//! canonical digest. The tier is always explained by the reason codes it
+//! The policy is data (`core/policy/risk-policy-v1.json` and `-v2.json`,
+//! embedded); `policy_hash` is its canonical digest. `start` freezes under
+//! the newest, and a gate derives with the newest whatever a record names
+//! (D-R114). The tier is always explained by the reason codes it
 //! reports, and [`RiskAssessment::new`] refuses a tier the reasons do not
 //! imply: the classifier fails closed.
 
@@ -16,8 +18,17 @@ use crate::digest::{Domain, Sha256Digest};
 use crate::review::lens::Lens;
 use crate::review::snapshot::{CandidateContent, ChangedFile, FileMode, LineCount};
 
-/// Domain of `policy_hash`.
+mod scan;
+#[cfg(test)]
+mod tests;
+
+use scan::Scan;
+
+/// Domain of `policy_hash` for the built-in policy v1.
 pub const POLICY_DOMAIN: Domain = Domain::new("probity/risk-policy/v1");
+
+/// Domain of `policy_hash` for the built-in policy v2.
+pub const POLICY_V2_DOMAIN: Domain = Domain::new("probity/risk-policy/v2");
 
 /// The risk tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -100,7 +111,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1`.
+    /// The policy's version label, `probity.risk-policy/v1` or `/v2`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -129,63 +140,176 @@ pub struct RiskPolicy {
     pub agent_instruction_file_names: Vec<String>,
     /// Which files' lines are not authored (R2.4).
     pub golden: GoldenRule,
+    /// Compare `process_spawn_patterns` (and `doc_code_markers`) with the
+    /// scanned content with whitespace removed from both: ASCII
+    /// whitespace, the vertical tab, and the Unicode spaces Rust's and
+    /// JavaScript's lexers skip; so `Command :: new (` matches
+    /// `Command::new(` (v2; absent, false, in v1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spawn_ignores_whitespace: bool,
+    /// Also search the content with `/* */` and `//` comments removed
+    /// (a lexer reads a comment between tokens as whitespace:
+    /// `Command/**/::new(`), besides the whole content (v2; absent, false,
+    /// in v1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spawn_ignores_comments: bool,
+    /// Agent-instruction paths, matched case-insensitively at a path
+    /// segment anywhere in a path: one ending `/` names a directory and
+    /// everything under it (`.claude/`), another a file
+    /// (`.github/copilot-instructions.md`). Never passive (v2; absent in
+    /// v1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agent_instruction_paths: Vec<String>,
+    /// Paths (matched as `agent_instruction_paths`) of agent configuration
+    /// that runs commands by itself: hooks, MCP server launchers
+    /// (`agent_hooks`, high; v2, absent in v1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub agent_hook_paths: Vec<String>,
+    /// Byte strings that mark code in a text document (a fence, a doctest
+    /// prompt, a reStructuredText code directive), compared as the spawn
+    /// patterns are: such a document is not passive (`doc_code_block`;
+    /// v2, absent in v1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub doc_code_markers: Vec<String>,
+    /// A text document with a line indented this many columns (a tab
+    /// reaching the next multiple of 4) that may begin an indented code
+    /// block is not passive (`doc_code_block`); 0 (v1): no such rule.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub doc_indented_code_columns: u64,
+    /// A medium tier names its causes (`agent_instructions`,
+    /// `doc_code_block`, `code_change`) instead of `code_change` alone (v2;
+    /// absent, false, in v1).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub medium_reasons: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 const POLICY_V1_JSON: &str = include_str!("../../policy/risk-policy-v1.json");
+const POLICY_V2_JSON: &str = include_str!("../../policy/risk-policy-v2.json");
 
-// The embedded policy is a compile-time constant covered by tests; a
-// failure here is a build defect, not user input.
-#[allow(clippy::expect_used)]
-static POLICY_V1: LazyLock<(RiskPolicy, Sha256Digest)> = LazyLock::new(|| {
-    let policy: RiskPolicy =
-        serde_json::from_str(POLICY_V1_JSON).expect("embedded risk policy v1 parses");
-    let hash =
-        canonical_digest(POLICY_DOMAIN, &policy).expect("embedded risk policy v1 is canonical");
-    (policy, hash)
-});
-
-/// One automaton over the non-empty `patterns` (`None` when there are
-/// none): what `contains` over each pattern answers, in one pass.
-fn matcher(patterns: &[String]) -> Option<aho_corasick::AhoCorasick> {
-    let non_empty: Vec<&str> = patterns
-        .iter()
-        .map(String::as_str)
-        .filter(|p| !p.is_empty())
-        .collect();
-    if non_empty.is_empty() {
-        return None;
-    }
-    // A handful of short literals: the builder cannot fail on them; a
-    // failure would only cost the fast path (the naive search answers).
-    aho_corasick::AhoCorasick::new(non_empty).ok()
+/// A built-in policy with its digest and its automata, built once.
+struct Builtin {
+    policy: RiskPolicy,
+    hash: Sha256Digest,
+    scan: Scan,
 }
 
-// The built-in policy's process-spawn automaton, built once.
-static SPAWN_V1: LazyLock<Option<aho_corasick::AhoCorasick>> =
-    LazyLock::new(|| matcher(&RiskPolicy::v1().process_spawn_patterns));
+// The embedded policies are compile-time constants covered by tests; a
+// failure here is a build defect, not user input.
+#[allow(clippy::expect_used)]
+fn builtin(json: &str, domain: Domain) -> Builtin {
+    let policy: RiskPolicy = serde_json::from_str(json).expect("embedded risk policy parses");
+    let hash = canonical_digest(domain, &policy).expect("embedded risk policy is canonical");
+    let scan = Scan::of(&policy);
+    Builtin { policy, hash, scan }
+}
+
+static POLICY_V1: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V1_JSON, POLICY_DOMAIN));
+static POLICY_V2: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V2_JSON, POLICY_V2_DOMAIN));
+
+/// The built-in policies, oldest first: a state names one of them by its
+/// digest, and the newest derives what a gate checks.
+fn builtins() -> [&'static Builtin; 2] {
+    [&*POLICY_V1, &*POLICY_V2]
+}
 
 impl RiskPolicy {
-    /// Whether `bytes` holds any process-spawn pattern: one pass of an
-    /// automaton (built once for the built-in policy), never a search per
-    /// pattern.
+    /// Whether `bytes` (prepared: whitespace removed when the policy says
+    /// so) holds any process-spawn pattern: one pass of an automaton
+    /// (built once for a built-in policy), never a search per pattern.
     fn spawns(&self, bytes: &[u8], built: &Option<aho_corasick::AhoCorasick>) -> bool {
         match built {
             Some(m) => m.is_match(bytes),
             None => self
-                .process_spawn_patterns
+                .spawn_patterns()
                 .iter()
                 .any(|p| contains(bytes, p.as_bytes())),
         }
     }
 
-    /// The built-in policy v1.
-    pub fn v1() -> &'static RiskPolicy {
-        &POLICY_V1.0
+    /// Whether `content`, its comments and whitespace removed, holds a
+    /// spawn pattern (only when the policy ignores comments and the content
+    /// has one): a second view, searched besides the whole content.
+    fn spawns_between_comments(&self, content: &[u8], scan: &Scan) -> bool {
+        let commented = |w: &[u8]| w == b"/*" || w == b"//";
+        self.spawn_ignores_comments
+            && content.windows(2).any(commented)
+            && self.spawns(
+                &scan::uncommented(content, self.spawn_ignores_whitespace),
+                &scan.spawn,
+            )
     }
 
-    /// The canonical digest of the built-in policy v1.
+    /// The spawn patterns as compared: whitespace removed when the policy
+    /// ignores it.
+    fn spawn_patterns(&self) -> Vec<String> {
+        scan::compared(&self.process_spawn_patterns, self.spawn_ignores_whitespace)
+    }
+
+    /// The built-in policy v1.
+    pub fn v1() -> &'static RiskPolicy {
+        &POLICY_V1.policy
+    }
+
+    /// The canonical digest of the built-in policy v1
+    /// (`probity/risk-policy/v1`).
     pub fn v1_hash() -> Sha256Digest {
-        POLICY_V1.1
+        POLICY_V1.hash
+    }
+
+    /// The built-in policy v2: v1's rules, and agent-instruction
+    /// directories, agent hooks, code in documents and a spawn scan blind
+    /// to whitespace (D-R114).
+    pub fn v2() -> &'static RiskPolicy {
+        &POLICY_V2.policy
+    }
+
+    /// The canonical digest of the built-in policy v2
+    /// (`probity/risk-policy/v2`).
+    pub fn v2_hash() -> Sha256Digest {
+        POLICY_V2.hash
+    }
+
+    /// The newest built-in policy: what `start` freezes under and what a
+    /// gate derives a record's tier with, whatever policy the record names.
+    pub fn newest() -> &'static RiskPolicy {
+        Self::v2()
+    }
+
+    /// The digest of [`RiskPolicy::newest`].
+    pub fn newest_hash() -> Sha256Digest {
+        Self::v2_hash()
+    }
+
+    /// The built-in policy whose digest is `hash`, if any.
+    pub fn builtin(hash: &Sha256Digest) -> Option<&'static RiskPolicy> {
+        builtins()
+            .into_iter()
+            .find(|b| b.hash == *hash)
+            .map(|b| &b.policy)
+    }
+
+    /// Whether a tier derived under this policy may give `reason`: v2's
+    /// reasons only under a policy that has their rules.
+    pub fn gives(&self, reason: &RiskReason) -> bool {
+        match reason {
+            RiskReason::AgentInstructions | RiskReason::DocCodeBlock => self.medium_reasons,
+            RiskReason::AgentHooks => !self.agent_hook_paths.is_empty(),
+            RiskReason::PathToken(_)
+            | RiskReason::AdjacentTokens(..)
+            | RiskReason::ShellSource
+            | RiskReason::CiConfig
+            | RiskReason::ExecutableBitChange
+            | RiskReason::ProcessSpawn
+            | RiskReason::UnscannedContent
+            | RiskReason::LargeChange
+            | RiskReason::PolicyFloor(_)
+            | RiskReason::DocsOnly
+            | RiskReason::CodeChange => true,
+        }
     }
 
     /// Whether `path` is golden or generated (its lines are not authored):
@@ -217,13 +341,18 @@ impl RiskPolicy {
     /// Classifies a change. `authored_lines` is the authored line count.
     pub fn classify(&self, files: &[ChangedFile], authored_lines: u64) -> RiskAssessment {
         let own;
-        let spawn = if std::ptr::eq(self, RiskPolicy::v1()) {
-            &*SPAWN_V1
-        } else {
-            own = matcher(&self.process_spawn_patterns);
-            &own
+        let scan = match builtins()
+            .into_iter()
+            .find(|b| std::ptr::eq(self, &b.policy))
+        {
+            Some(b) => &b.scan,
+            None => {
+                own = Scan::of(self);
+                &own
+            }
         };
         let mut reasons = Vec::new();
+        let mut medium = Vec::new();
         let mut all_passive = !files.is_empty();
         for f in files {
             let path = f.path.as_str();
@@ -258,11 +387,11 @@ impl RiskPolicy {
             if workflow_yaml || self.ci_file_names.iter().any(|n| n == name) {
                 reasons.push(RiskReason::CiConfig);
             }
+            if scan::path_matches(path, &self.agent_hook_paths) {
+                reasons.push(RiskReason::AgentHooks);
+            }
             if f.executable_bit_changed() {
                 reasons.push(RiskReason::ExecutableBitChange);
-            }
-            if !self.is_passive(f) {
-                all_passive = false;
             }
             // Content not read to the end cannot be shown free of anything.
             if matches!(
@@ -275,10 +404,22 @@ impl RiskPolicy {
                 reasons.push(RiskReason::UnscannedContent);
             }
             // Every file is scanned: a "document" can be a build input.
-            if let Some(bytes) = f.content.bytes()
-                && self.spawns(bytes, spawn)
+            let prepared = f
+                .content
+                .bytes()
+                .map(|b| scan::prepare(b, self.spawn_ignores_whitespace));
+            if let (Some(raw), Some(bytes)) = (f.content.bytes(), &prepared)
+                && (self.spawns(bytes, &scan.spawn) || self.spawns_between_comments(raw, scan))
             {
                 reasons.push(RiskReason::ProcessSpawn);
+            }
+            if let Some(cause) = self.not_passive(f, prepared.as_deref(), scan) {
+                all_passive = false;
+                medium.push(if self.medium_reasons {
+                    cause
+                } else {
+                    RiskReason::CodeChange
+                });
             }
         }
         // Size is judged on every line Git measured as text too (outside
@@ -294,48 +435,71 @@ impl RiskPolicy {
         }
         reasons.sort();
         reasons.dedup();
+        medium.sort();
+        medium.dedup();
         let (level, reasons) = if !reasons.is_empty() {
             (RiskLevel::High, reasons)
         } else if all_passive {
             (RiskLevel::Low, vec![RiskReason::DocsOnly])
         } else {
-            (RiskLevel::Medium, vec![RiskReason::CodeChange])
+            (RiskLevel::Medium, medium)
         };
         RiskAssessment { level, reasons }
     }
 
-    /// A provably passive file: docs (Markdown, reStructuredText,
-    /// AsciiDoc; never `.txt`, which names build inputs such as
-    /// `CMakeLists.txt` and `requirements.txt`) or images, with normal modes;
-    /// text docs must be complete, valid UTF-8 without `#!`; never an
-    /// agent-instruction file.
-    fn is_passive(&self, f: &ChangedFile) -> bool {
+    /// Why a file is not provably passive (`None` when it is): an
+    /// agent-instruction file (`agent_instructions`), a document carrying
+    /// code (`doc_code_block`), anything else (`code_change`).
+    ///
+    /// Passive: docs (Markdown, reStructuredText, AsciiDoc; never `.txt`,
+    /// which names build inputs such as `CMakeLists.txt` and
+    /// `requirements.txt`) or images, with normal modes; text docs must be
+    /// complete, valid UTF-8 without `#!` and, under v2, without a code
+    /// marker or an indented code line; never an agent-instruction file.
+    /// `prepared` is the content as the spawn scan compares it.
+    fn not_passive(
+        &self,
+        f: &ChangedFile,
+        prepared: Option<&[u8]>,
+        scan: &Scan,
+    ) -> Option<RiskReason> {
         let path = f.path.as_str();
         let name = file_name(path);
         if self
             .agent_instruction_file_names
             .iter()
             .any(|n| n.eq_ignore_ascii_case(name))
+            || scan::path_matches(path, &self.agent_instruction_paths)
         {
-            return false;
+            return Some(RiskReason::AgentInstructions);
         }
+        let code = Some(RiskReason::CodeChange);
         let normal = |m: Option<FileMode>| matches!(m, None | Some(FileMode::Regular));
         if !normal(f.old_mode) || !normal(f.new_mode) {
-            return false;
+            return code;
         }
-        let Some(ext) = extension(path) else {
-            return false;
+        let ext = match extension(path) {
+            Some(e) => e,
+            None => return code,
         };
         if self.passive_image_extensions.contains(&ext) {
-            return true;
+            return None;
         }
         if !self.passive_text_extensions.contains(&ext) {
-            return false;
+            return code;
         }
         match &f.content {
-            crate::review::snapshot::CandidateContent::Absent => true,
-            crate::review::snapshot::CandidateContent::Bytes { bytes, complete } => {
-                *complete && std::str::from_utf8(bytes).is_ok() && !bytes.starts_with(b"#!")
+            CandidateContent::Absent => None,
+            CandidateContent::Bytes { bytes, complete } => {
+                if !*complete || std::str::from_utf8(bytes).is_err() || bytes.starts_with(b"#!") {
+                    code
+                } else if prepared.is_some_and(|p| scan.has_doc_code(p))
+                    || scan::indented_code(bytes, self.doc_indented_code_columns)
+                {
+                    Some(RiskReason::DocCodeBlock)
+                } else {
+                    None
+                }
             }
         }
     }
@@ -384,6 +548,9 @@ pub enum RiskReason {
     UnscannedContent,
     /// `large_change`: more lines than the policy's `large_change_lines`.
     LargeChange,
+    /// `agent_hooks`: a changed file is agent configuration that runs
+    /// commands by itself (hooks, MCP server launchers; v2).
+    AgentHooks,
     /// `policy_floor:<rule>`: the repository policy read from the base
     /// (`.probity/policy.json`) rates the change high: a `high_risk` path
     /// glob or content literal matched (`path#<i>`, `content#<i>`), or the
@@ -392,15 +559,32 @@ pub enum RiskReason {
     /// `docs_only`: every file is provably passive; the only reason of a
     /// low tier.
     DocsOnly,
-    /// `code_change`: no high reason, not all passive; the only reason of
-    /// a medium tier.
+    /// `code_change`: no high reason, not all passive: a file that is not
+    /// a document (under v1, any file not passive: the only reason of a
+    /// medium tier).
     CodeChange,
+    /// `agent_instructions`: an agent-instruction file, which an agent
+    /// follows (medium; v2).
+    AgentInstructions,
+    /// `doc_code_block`: a document carrying code (a fence, a doctest
+    /// prompt, an indented code line) that a tool may run, rustdoc's
+    /// doctests among them (medium; v2).
+    DocCodeBlock,
 }
 
 impl RiskReason {
     /// Whether the reason makes a change high risk.
     pub fn is_high(&self) -> bool {
-        !matches!(self, RiskReason::DocsOnly | RiskReason::CodeChange)
+        !matches!(self, RiskReason::DocsOnly) && !self.is_medium()
+    }
+
+    /// Whether the reason explains a medium tier (`code_change`,
+    /// `agent_instructions`, `doc_code_block`).
+    pub fn is_medium(&self) -> bool {
+        matches!(
+            self,
+            RiskReason::CodeChange | RiskReason::AgentInstructions | RiskReason::DocCodeBlock
+        )
     }
 
     fn parse(s: &str) -> Option<Self> {
@@ -413,6 +597,9 @@ impl RiskReason {
             "large_change" => Self::LargeChange,
             "docs_only" => Self::DocsOnly,
             "code_change" => Self::CodeChange,
+            "agent_hooks" => Self::AgentHooks,
+            "agent_instructions" => Self::AgentInstructions,
+            "doc_code_block" => Self::DocCodeBlock,
             _ => {
                 if let Some(rule) = s.strip_prefix("policy_floor:") {
                     if rule.is_empty() || rule.contains(char::is_whitespace) {
@@ -452,6 +639,9 @@ impl fmt::Display for RiskReason {
             RiskReason::PolicyFloor(rule) => write!(f, "policy_floor:{rule}"),
             RiskReason::DocsOnly => f.write_str("docs_only"),
             RiskReason::CodeChange => f.write_str("code_change"),
+            RiskReason::AgentHooks => f.write_str("agent_hooks"),
+            RiskReason::AgentInstructions => f.write_str("agent_instructions"),
+            RiskReason::DocCodeBlock => f.write_str("doc_code_block"),
         }
     }
 }
@@ -512,7 +702,7 @@ impl RiskAssessment {
                 .then_some(RiskLevel::High)
         } else if sorted == [RiskReason::DocsOnly] {
             Some(RiskLevel::Low)
-        } else if sorted == [RiskReason::CodeChange] {
+        } else if !sorted.is_empty() && sorted.iter().all(RiskReason::is_medium) {
             Some(RiskLevel::Medium)
         } else {
             None
@@ -533,7 +723,8 @@ impl RiskAssessment {
     }
 
     /// The reasons, sorted and unique: high reasons only for `high`,
-    /// exactly `docs_only` for `low`, exactly `code_change` for `medium`.
+    /// exactly `docs_only` for `low`, medium reasons only for `medium`
+    /// (exactly `code_change` under v1).
     pub fn reasons(&self) -> &[RiskReason] {
         &self.reasons
     }
@@ -566,172 +757,5 @@ impl RiskAssessment {
 /// One automaton over the non-empty literals (`None` when there are none,
 /// or the builder refuses them): a single pass answers which occur.
 pub(crate) fn literal_matcher(patterns: &[String]) -> Option<aho_corasick::AhoCorasick> {
-    matcher(patterns)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::review::ids::RepoPath;
-    use crate::review::snapshot::LineCount;
-
-    fn file(
-        path: &str,
-        old: Option<FileMode>,
-        new: Option<FileMode>,
-        content: &[u8],
-    ) -> ChangedFile {
-        ChangedFile {
-            path: RepoPath::parse(path).unwrap(),
-            old_mode: old,
-            new_mode: new,
-            text_lines: 1,
-            base_content: CandidateContent::Absent,
-            lines: LineCount::Text {
-                added: 1,
-                removed: 0,
-            },
-            content: CandidateContent::Bytes {
-                bytes: content.to_vec(),
-                complete: true,
-            },
-        }
-    }
-
-    const R: Option<FileMode> = Some(FileMode::Regular);
-
-    #[test]
-    fn policy_parses_and_hashes() {
-        assert_eq!(RiskPolicy::v1().schema, "probity.risk-policy/v1");
-        assert!(RiskPolicy::v1_hash().to_string().starts_with("sha256:"));
-    }
-
-    #[test]
-    fn docs_only_is_low() {
-        let a = RiskPolicy::v1().classify(&[file("docs/guide.md", R, R, b"# hi\n")], 1);
-        assert_eq!(a.level(), RiskLevel::Low);
-        assert_eq!(a.reasons(), [RiskReason::DocsOnly]);
-    }
-
-    #[test]
-    fn agent_instructions_and_shebang_are_not_passive() {
-        let p = RiskPolicy::v1();
-        assert_eq!(
-            p.classify(&[file("AGENTS.md", R, R, b"x")], 1).level(),
-            RiskLevel::Medium
-        );
-        assert_eq!(
-            p.classify(&[file("a.md", R, R, b"#!/bin/sh")], 1).level(),
-            RiskLevel::Medium
-        );
-        assert_eq!(
-            p.classify(&[file("a.md", R, R, b"\xff")], 1).level(),
-            RiskLevel::Medium
-        );
-    }
-
-    #[test]
-    fn high_reasons() {
-        let p = RiskPolicy::v1();
-        let a = p.classify(&[file("src/auth/token.rs", R, R, b"fn f() {}")], 1);
-        assert_eq!(a.reasons(), [RiskReason::PathToken("auth".into())]);
-        let a = p.classify(&[file("src/service_token.rs", R, R, b"")], 1);
-        assert_eq!(
-            a.reasons(),
-            [RiskReason::AdjacentTokens("service".into(), "token".into())]
-        );
-        let a = p.classify(&[file("run.sh", None, R, b"")], 1);
-        assert_eq!(a.reasons(), [RiskReason::ShellSource]);
-        let a = p.classify(&[file(".github/workflows/ci.yml", R, R, b"")], 1);
-        assert_eq!(a.reasons(), [RiskReason::CiConfig]);
-        let a = p.classify(&[file("tool", R, Some(FileMode::Executable), b"")], 1);
-        assert_eq!(a.reasons(), [RiskReason::ExecutableBitChange]);
-        let a = p.classify(&[file("src/x.rs", R, R, b"Command::new(\"ls\")")], 1);
-        assert_eq!(a.reasons(), [RiskReason::ProcessSpawn]);
-        let a = p.classify(&[file("src/x.rs", R, R, b"")], 401);
-        assert_eq!(a.reasons(), [RiskReason::LargeChange]);
-        assert_eq!(a.level(), RiskLevel::High);
-    }
-
-    #[test]
-    fn ordinary_code_is_medium() {
-        let a = RiskPolicy::v1().classify(&[file("src/parser.rs", R, R, b"fn f() {}")], 10);
-        assert_eq!(
-            (a.level(), a.reasons()),
-            (RiskLevel::Medium, &[RiskReason::CodeChange][..])
-        );
-    }
-
-    #[test]
-    fn unexplained_tiers_fail_closed() {
-        assert!(RiskAssessment::new(RiskLevel::Low, vec![RiskReason::CodeChange]).is_err());
-        assert!(RiskAssessment::new(RiskLevel::Medium, vec![RiskReason::ShellSource]).is_err());
-        assert!(RiskAssessment::new(RiskLevel::High, vec![]).is_err());
-        assert!(
-            RiskAssessment::new(
-                RiskLevel::High,
-                vec![RiskReason::ShellSource, RiskReason::DocsOnly]
-            )
-            .is_err()
-        );
-        assert!(RiskAssessment::new(RiskLevel::High, vec![RiskReason::CiConfig]).is_ok());
-    }
-
-    #[test]
-    fn reasons_round_trip() {
-        for r in [
-            RiskReason::PathToken("auth".into()),
-            RiskReason::AdjacentTokens("service".into(), "token".into()),
-            RiskReason::LargeChange,
-        ] {
-            assert_eq!(RiskReason::parse(&r.to_string()), Some(r));
-        }
-    }
-
-    #[test]
-    fn golden_rule() {
-        let p = RiskPolicy::v1();
-        assert!(p.is_golden("testdata/golden/a.golden", None, None));
-        assert!(p.is_golden("golden/tests/snapshots/x.snap", None, None));
-        assert!(p.is_golden("Cargo.lock", None, None));
-        let marked = Some(&b"// @generated by tool\n"[..]);
-        assert!(p.is_golden("src/gen.rs", marked, marked));
-        assert!(!p.is_golden("src/lib.rs", Some(b"fn main() {}"), Some(b"fn main() {}")));
-        // A marker the change adds does not make hand-written code generated.
-        assert!(!p.is_golden("src/lib.rs", Some(b"fn main() {}"), marked));
-        assert!(!p.is_golden("src/new.rs", None, marked));
-    }
-
-    #[test]
-    fn the_spawn_automaton_answers_as_a_search_per_pattern() {
-        let p = RiskPolicy::v1();
-        let built = matcher(&p.process_spawn_patterns);
-        assert!(built.is_some());
-        let mut samples: Vec<Vec<u8>> = vec![b"".to_vec(), b"fn main() {}".to_vec()];
-        for pat in &p.process_spawn_patterns {
-            let b = pat.as_bytes();
-            samples.push(b.to_vec());
-            samples.push([b"x ", b, b" y"].concat());
-            // Near-misses: the pattern cut short at either end.
-            samples.push(b[1..].to_vec());
-            samples.push(b[..b.len() - 1].to_vec());
-        }
-        for s in &samples {
-            assert_eq!(
-                p.spawns(s, &built),
-                p.spawns(s, &None),
-                "{}",
-                String::from_utf8_lossy(s)
-            );
-        }
-        // A policy that is not the built-in one builds its own and answers
-        // the same tier.
-        let copy = p.clone();
-        let f = file("src/run.rs", R, R, b"let c = Command::new(\"ls\");");
-        assert_eq!(
-            copy.classify(std::slice::from_ref(&f), 1),
-            p.classify(std::slice::from_ref(&f), 1)
-        );
-        assert_eq!(p.classify(&[f], 1).level(), RiskLevel::High);
-    }
+    scan::matcher(patterns)
 }

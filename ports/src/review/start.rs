@@ -449,7 +449,9 @@ fn start_input<C: Clock>(
     focus: Lens,
     floor: Vec<RiskReason>,
 ) -> StartInput {
-    let policy = RiskPolicy::v1();
+    // A new review (and a recovery's successor) freezes under the newest
+    // built-in policy (D-R114).
+    let policy = RiskPolicy::newest();
     let lines = authored_lines(policy, &obs.changed);
     let assessment = policy.classify(&obs.changed, lines).with_floor(floor);
     let lenses = select_lenses(assessment.level(), focus);
@@ -464,6 +466,7 @@ fn start_input<C: Clock>(
         created_at: clock.now(),
         nonce: clock.nonce(),
         prompts,
+        policy_hash: RiskPolicy::newest_hash(),
     }
 }
 

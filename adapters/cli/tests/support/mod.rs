@@ -14,6 +14,7 @@ use serde_json::Value;
 
 pub mod ci;
 pub mod fifo;
+pub mod forged;
 mod keys;
 #[allow(unused_imports)] // not every test binary signs
 pub use keys::*;

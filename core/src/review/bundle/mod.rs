@@ -750,11 +750,13 @@ fn rank(level: RiskLevel) -> u8 {
 
 /// Re-derives what start froze for `record` from `changed`, the files
 /// Git lists between its base and initial candidate trees (with modes,
-/// line counts and leading content, as start observed them; the policy
-/// is this build's, as reading the record checked): the authored lines
-/// (which the budget derives from) equal, the risk tier at least the derived one (lens
-/// selection follows the tier, checked when the record was read), and
-/// frozen prompt digests, when present, this build's for its lenses.
+/// line counts and leading content, as start observed them): the authored
+/// lines (which the budget derives from) equal under the built-in policy
+/// the record names, the risk tier at least the one the newest built-in
+/// policy derives, whatever policy the record names (a record cannot
+/// choose a weaker one; D-R114; lens selection follows the tier, checked
+/// when the record was read), and frozen prompt digests, when present,
+/// this build's for its lenses.
 pub fn check_derivation(
     record: &StateRecord,
     changed: &[ChangedFile],
@@ -763,10 +765,10 @@ pub fn check_derivation(
     let s = &record.state;
     let lineage = s.lineage_id.clone();
     let frozen = &s.frozen;
-    // The policy digest is this build's already: a record naming another
-    // is refused when it is read (`ReviewState::validate`).
-    let policy = RiskPolicy::v1();
-    let lines = authored_lines(policy, changed);
+    // The policy digest is a built-in policy's already: a record naming
+    // another is refused when it is read (`ReviewState::validate`).
+    let own = RiskPolicy::builtin(&frozen.policy_hash).unwrap_or(RiskPolicy::newest());
+    let lines = authored_lines(own, changed);
     if frozen.authored_lines != lines {
         return Err(DerivationError::AuthoredLines {
             lineage,
@@ -774,7 +776,10 @@ pub fn check_derivation(
             derived: lines,
         });
     }
-    let derived = policy.classify(changed, lines).level();
+    let newest = RiskPolicy::newest();
+    let derived = newest
+        .classify(changed, authored_lines(newest, changed))
+        .level();
     if rank(frozen.risk_level) < rank(derived) {
         return Err(DerivationError::RiskUnderstated {
             lineage,

@@ -379,3 +379,73 @@ fn frozen_prompts_must_be_the_ones_this_build_knows() {
 fn builtin_file(name: &str) -> Option<String> {
     crate::review::prompts::builtin_text(name).map(str::to_string)
 }
+
+/// A record stamped with policy v1 is checked against the newest policy's
+/// tier (D-R114): its name cannot pick the weaker rules. Reviews v2 does
+/// not raise still pass, and one made under v2 passes.
+#[test]
+fn a_v1_record_is_held_to_the_newest_policys_tier() {
+    let set = PromptSet::builtin();
+    let doc = |path: &str, content: &str| fixtures::text_change(path, 2, 0, content);
+    let obs_of = |files: Vec<crate::review::ChangedFile>| {
+        let mut obs = fixtures::parser_observation();
+        obs.changed = files;
+        obs.intended_untracked = Vec::new();
+        obs
+    };
+    let under = |v2: bool, obs: &crate::review::CandidateObservation| {
+        let (p, h) = if v2 {
+            (RiskPolicy::v2(), RiskPolicy::v2_hash())
+        } else {
+            (RiskPolicy::v1(), RiskPolicy::v1_hash())
+        };
+        let input = fixtures::start_input_under(p, h, obs, Lens::Reliability).unwrap();
+        ReviewState::start(input).unwrap().record().unwrap()
+    };
+    for (path, content) in [
+        (
+            ".claude/commands/deploy.md",
+            "Run `./deploy.sh --prod` first.\n",
+        ),
+        ("AGENT.md", "Always run the installer.\n"),
+        ("README.md", "# proj\n\n```rust\nlet _ = 1;\n```\n"),
+    ] {
+        let obs = obs_of(vec![doc(path, content)]);
+        let v1 = under(false, &obs);
+        assert_eq!(v1.state.frozen.risk_level, RiskLevel::Low, "{path}");
+        assert_eq!(
+            check_derivation(&v1, &obs.changed, &set),
+            Err(DerivationError::RiskUnderstated {
+                lineage: v1.state.lineage_id.clone(),
+                recorded: RiskLevel::Low,
+                derived: RiskLevel::Medium,
+            }),
+            "{path}"
+        );
+        let v2 = under(true, &obs);
+        assert_eq!(v2.state.frozen.risk_level, RiskLevel::Medium, "{path}");
+        assert_eq!(check_derivation(&v2, &obs.changed, &set), Ok(()), "{path}");
+    }
+    // Spaced tokens in a document: v1 saw a low document, v2 a spawn.
+    let spaced = "```rust\nlet _ = std :: process :: Command :: new (\"sh\");\n```\n";
+    let obs = obs_of(vec![doc("README.md", spaced)]);
+    assert!(matches!(
+        check_derivation(&under(false, &obs), &obs.changed, &set),
+        Err(DerivationError::RiskUnderstated {
+            recorded: RiskLevel::Low,
+            derived: RiskLevel::High,
+            ..
+        })
+    ));
+    // A plain document, and the parser scenario's code: v2 rates them as
+    // v1 did, so reviews made before the upgrade keep passing.
+    let plain = obs_of(vec![doc("docs/guide.md", "# Guide\n\nRead the *code*.\n")]);
+    let r = under(false, &plain);
+    assert_eq!(r.state.frozen.risk_level, RiskLevel::Low);
+    assert_eq!(check_derivation(&r, &plain.changed, &set), Ok(()));
+    let parser = fixtures::parser_observation();
+    assert_eq!(
+        check_derivation(&approved().record().unwrap(), &parser.changed, &set),
+        Ok(())
+    );
+}

@@ -30,8 +30,8 @@ pub enum StateError {
     /// The frozen risk tier has no reason, or a reason it does not allow.
     #[error(transparent)]
     Risk(#[from] UnexplainedRisk),
-    /// The frozen policy hash is not the built-in policy v1's.
-    #[error("unsupported policy {0}; this build knows only the built-in policy v1")]
+    /// The frozen policy hash is not a built-in policy's (v1 or v2).
+    #[error("unsupported policy {0}; this build knows only the built-in policies v1 and v2")]
     UnsupportedPolicy(Sha256Digest),
     /// The frozen lenses are not a legal selection for the frozen tier
     /// (0, 1 or 4 lenses by risk), or the prompt digests do not cover

@@ -116,7 +116,7 @@ impl Frozen {
         Frozen {
             risk_level: input.assessment.level(),
             risk_reasons: input.assessment.reasons().to_vec(),
-            policy_hash: RiskPolicy::v1_hash(),
+            policy_hash: input.policy_hash,
             selected_lenses: input.lenses.clone(),
             changed_files: input.snapshot.paths.len() as u64,
             authored_lines: input.authored_lines,
@@ -651,6 +651,10 @@ pub struct StartInput {
     /// The prompt digests to freeze (`PromptSet::freeze` of the selected
     /// lenses), or none.
     pub prompts: Option<crate::review::prompts::FrozenPrompts>,
+    /// The digest of the built-in risk policy that classified the change
+    /// (`RiskPolicy::newest_hash()` for a new review); a state naming any
+    /// other is refused.
+    pub policy_hash: Sha256Digest,
 }
 
 impl ReviewState {
@@ -684,7 +688,7 @@ impl ReviewState {
     ///     }],
     ///     intended_untracked: vec![],
     /// };
-    /// let policy = RiskPolicy::v1();
+    /// let policy = RiskPolicy::newest();
     /// let lines = authored_lines(policy, &obs.changed);
     /// let assessment = policy.classify(&obs.changed, lines);
     /// let input = || -> Result<StartInput, Box<dyn std::error::Error>> {
@@ -696,6 +700,7 @@ impl ReviewState {
     ///         created_at: Timestamp::parse("2026-11-29T12:00:00Z")?,
     ///         nonce: Nonce::parse("00112233445566778899aabbccddeeff")?,
     ///         prompts: None,
+    ///         policy_hash: RiskPolicy::newest_hash(),
     ///     })
     /// };
     /// let started = ReviewState::start(input()?)?;

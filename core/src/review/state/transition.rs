@@ -541,7 +541,7 @@ impl Transition {
     /// #     }],
     /// #     intended_untracked: vec![],
     /// # };
-    /// # let policy = RiskPolicy::v1();
+    /// # let policy = RiskPolicy::newest();
     /// # let lines = authored_lines(policy, &obs.changed);
     /// # let assessment = policy.classify(&obs.changed, lines);
     /// # let lenses = select_lenses(assessment.level(), Lens::Reliability);
@@ -553,6 +553,7 @@ impl Transition {
     /// #     created_at: Timestamp::parse("2026-11-29T12:00:00Z")?,
     /// #     nonce: Nonce::parse("00112233445566778899aabbccddeeff")?,
     /// #     prompts: None,
+    /// #     policy_hash: RiskPolicy::newest_hash(),
     /// # })?;
     /// use probity_core::review::Transition;
     ///

@@ -11,8 +11,16 @@ impl ReviewState {
         self.snapshot.check()?;
         let f = &self.frozen;
         RiskAssessment::new(f.risk_level, f.risk_reasons.clone())?;
-        if f.policy_hash != RiskPolicy::v1_hash() {
+        // A built-in policy (v1 or v2), and reasons it can give: a v1
+        // state explains a medium tier by `code_change` alone.
+        let Some(policy) = RiskPolicy::builtin(&f.policy_hash) else {
             return Err(StateError::UnsupportedPolicy(f.policy_hash));
+        };
+        if !f.risk_reasons.iter().all(|r| policy.gives(r)) {
+            return Err(StateError::Risk(UnexplainedRisk {
+                level: f.risk_level.name(),
+                reasons: f.risk_reasons.iter().map(ToString::to_string).collect(),
+            }));
         }
         if !is_legal_selection(f.risk_level, &f.selected_lenses) {
             return Err(StateError::LensSelection {

@@ -1,0 +1,327 @@
+//! What the classifier looks for in a path and in content: the automata
+//! over the spawn patterns and the document code markers (each one pass,
+//! never a search per pattern), the views v2 compares them in (without
+//! whitespace; without comments too), agent paths, and indented code
+//! lines.
+
+use std::borrow::Cow;
+
+use super::RiskPolicy;
+
+/// One automaton over the non-empty `patterns` (`None` when there are
+/// none): what `contains` over each pattern answers, in one pass.
+pub(super) fn matcher(patterns: &[String]) -> Option<aho_corasick::AhoCorasick> {
+    let non_empty: Vec<&str> = patterns
+        .iter()
+        .map(String::as_str)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if non_empty.is_empty() {
+        return None;
+    }
+    // A handful of short literals: the builder cannot fail on them; a
+    // failure would only cost the fast path (the naive search answers).
+    aho_corasick::AhoCorasick::new(non_empty).ok()
+}
+
+/// The multi-byte (UTF-8) characters a lexer skips as whitespace: Rust's
+/// `Pattern_White_Space` beyond ASCII (NEL, LRM, RLM, LS, PS) and
+/// JavaScript's (NBSP, BOM and the other `Zs` spaces).
+const WIDE_SPACES: &[&[u8]] = &[
+    "\u{85}".as_bytes(),
+    "\u{a0}".as_bytes(),
+    "\u{1680}".as_bytes(),
+    "\u{2000}".as_bytes(),
+    "\u{2001}".as_bytes(),
+    "\u{2002}".as_bytes(),
+    "\u{2003}".as_bytes(),
+    "\u{2004}".as_bytes(),
+    "\u{2005}".as_bytes(),
+    "\u{2006}".as_bytes(),
+    "\u{2007}".as_bytes(),
+    "\u{2008}".as_bytes(),
+    "\u{2009}".as_bytes(),
+    "\u{200a}".as_bytes(),
+    "\u{200e}".as_bytes(),
+    "\u{200f}".as_bytes(),
+    "\u{2028}".as_bytes(),
+    "\u{2029}".as_bytes(),
+    "\u{202f}".as_bytes(),
+    "\u{205f}".as_bytes(),
+    "\u{3000}".as_bytes(),
+    "\u{feff}".as_bytes(),
+];
+
+/// How many bytes of whitespace start `rest` (0: none): ASCII whitespace
+/// and the vertical tab, or one of [`WIDE_SPACES`].
+fn space_at(rest: &[u8]) -> usize {
+    match rest.first() {
+        Some(b) if b.is_ascii_whitespace() || *b == 0x0b => 1,
+        Some(b) if *b >= 0xc2 => WIDE_SPACES
+            .iter()
+            .find(|w| rest.starts_with(w))
+            .map_or(0, |w| w.len()),
+        _ => 0,
+    }
+}
+
+/// `bytes` with every whitespace character ([`space_at`]) removed, one
+/// pass.
+fn without_spaces(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match space_at(&bytes[i..]) {
+            0 => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+            n => i += n,
+        }
+    }
+    out
+}
+
+/// `bytes` as the policy compares them: with every whitespace character a
+/// lexer skips removed when `strip` (one pass), else as they are.
+pub(super) fn prepare(bytes: &[u8], strip: bool) -> Cow<'_, [u8]> {
+    if strip {
+        Cow::Owned(without_spaces(bytes))
+    } else {
+        Cow::Borrowed(bytes)
+    }
+}
+
+/// `bytes` without `/* ... */` and `// ...` comments (read naively: a
+/// `//` in a string hides the rest of its line here, which is why this
+/// view is searched besides the whole content, never instead of it), then
+/// without whitespace when `strip`. One pass each.
+pub(super) fn uncommented(bytes: &[u8], strip: bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match &bytes[i..] {
+            [b'/', b'*', ..] => {
+                i = bytes[i + 2..]
+                    .windows(2)
+                    .position(|w| w == b"*/")
+                    .map_or(bytes.len(), |p| i + 2 + p + 2);
+            }
+            [b'/', b'/', ..] => {
+                i = bytes[i..]
+                    .iter()
+                    .position(|b| *b == b'\n')
+                    .map_or(bytes.len(), |p| i + p);
+            }
+            [b, ..] => {
+                out.push(*b);
+                i += 1;
+            }
+            [] => break,
+        }
+    }
+    if strip { without_spaces(&out) } else { out }
+}
+
+/// `patterns` as compared: whitespace removed when `strip`; a pattern of
+/// whitespace only becomes empty and is dropped by [`matcher`].
+pub(super) fn compared(patterns: &[String], strip: bool) -> Vec<String> {
+    patterns
+        .iter()
+        .map(|p| {
+            if strip {
+                String::from_utf8_lossy(&without_spaces(p.as_bytes())).into_owned()
+            } else {
+                p.clone()
+            }
+        })
+        .collect()
+}
+
+/// A policy's automata, built once for a built-in policy.
+pub(super) struct Scan {
+    /// Over the spawn patterns as compared.
+    pub(super) spawn: Option<aho_corasick::AhoCorasick>,
+    /// Over the document code markers as compared.
+    doc_code: Option<aho_corasick::AhoCorasick>,
+    /// The markers as compared, for the search the automaton stands for.
+    markers: Vec<String>,
+}
+
+impl Scan {
+    pub(super) fn of(policy: &RiskPolicy) -> Scan {
+        let markers = compared(&policy.doc_code_markers, policy.spawn_ignores_whitespace);
+        Scan {
+            spawn: matcher(&policy.spawn_patterns()),
+            doc_code: matcher(&markers),
+            markers,
+        }
+    }
+
+    /// Whether `prepared` content holds a document code marker.
+    pub(super) fn has_doc_code(&self, prepared: &[u8]) -> bool {
+        match &self.doc_code {
+            Some(m) => m.is_match(prepared),
+            None => self
+                .markers
+                .iter()
+                .any(|p| super::contains(prepared, p.as_bytes())),
+        }
+    }
+}
+
+/// Whether `path` matches one of `patterns` (ASCII case-insensitively) at
+/// a path segment: a pattern ending `/` names a directory, matching a path
+/// that starts with it or holds it after a `/`; another names a file,
+/// matching the whole path or its end after a `/`.
+pub(super) fn path_matches(path: &str, patterns: &[String]) -> bool {
+    if patterns.is_empty() {
+        return false;
+    }
+    let path = path.to_ascii_lowercase();
+    patterns.iter().any(|p| {
+        let p = p.to_ascii_lowercase();
+        if p.is_empty() {
+            return false;
+        }
+        let inner = format!("/{p}");
+        if p.ends_with('/') {
+            path.starts_with(&p) || path.contains(&inner)
+        } else {
+            path == p || path.ends_with(&inner)
+        }
+    })
+}
+
+/// Whether a text document may hold an indented code block (which
+/// rustdoc, for one, runs as a doctest): a line indented at least
+/// `columns` (a tab reaching the next multiple of 4) that is not blank and
+/// does not continue a paragraph, that is, that comes first or after a line
+/// that is blank (`>` markers aside), a heading (`#`), HTML (`<`), a table
+/// row (`|`) or a rule or underline (`-`, `=`, `*`, `_` only). A
+/// conservative reading of CommonMark: a list's continuation after a blank
+/// line counts too. `columns` 0: never. One pass.
+pub(super) fn indented_code(bytes: &[u8], columns: u64) -> bool {
+    if columns == 0 {
+        return false;
+    }
+    let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+    let mut may_start = true;
+    for line in lines(bytes) {
+        let mut col = 0u64;
+        let mut rest = line;
+        while let Some((&b, tail)) = rest.split_first() {
+            match b {
+                b' ' => col += 1,
+                b'\t' => col = (col / 4 + 1) * 4,
+                _ => break,
+            }
+            rest = tail;
+        }
+        let blank = rest.is_empty();
+        if !blank && col >= columns && may_start {
+            return true;
+        }
+        may_start = blank || ends_a_block(rest);
+    }
+    false
+}
+
+/// The lines of `bytes` as CommonMark ends them: at `\n`, `\r\n` or a
+/// lone `\r`.
+fn lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(bytes);
+    std::iter::from_fn(move || {
+        let r = rest?;
+        match r.iter().position(|b| *b == b'\n' || *b == b'\r') {
+            Some(i) => {
+                let skip = if r[i..].starts_with(b"\r\n") { 2 } else { 1 };
+                rest = Some(&r[i + skip..]);
+                Some(&r[..i])
+            }
+            None => {
+                rest = None;
+                Some(r)
+            }
+        }
+    })
+}
+
+/// A line (indentation removed) after which an indented line starts a
+/// block rather than continuing a paragraph.
+fn ends_a_block(line: &[u8]) -> bool {
+    let quoted_blank = line.iter().all(|b| *b == b'>' || b.is_ascii_whitespace());
+    let rule = line.len() >= 3
+        && line
+            .iter()
+            .all(|b| matches!(b, b'-' | b'=' | b'*' | b'_') || b.is_ascii_whitespace());
+    quoted_blank || rule || matches!(line.first(), Some(b'#' | b'<' | b'|'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lexer_whitespace_and_comments_are_removed() {
+        let wide = "a\u{200e}::\u{a0}b\u{2028}(\u{feff}\x0b".as_bytes();
+        assert_eq!(&*prepare(wide, true), b"a::b(");
+        assert_eq!(
+            uncommented(b"C/* x */:: /**/new // y\n(\"//\")", true),
+            b"C::new(\""
+        );
+        assert_eq!(uncommented(b"a /* open", true), b"a");
+        assert_eq!(uncommented(b"a // b\nc", false), b"a \nc");
+    }
+
+    #[test]
+    fn whitespace_is_removed_from_both_sides() {
+        assert_eq!(&*prepare(b"a :: b\n::\tC (\r\n", true), b"a::b::C(");
+        assert_eq!(&*prepare(b"a b", false), b"a b");
+        assert_eq!(
+            compared(&["Command as".into(), " ".into()], true),
+            ["Commandas", ""]
+        );
+        assert_eq!(compared(&["Command as".into()], false), ["Command as"]);
+    }
+
+    #[test]
+    fn paths_match_at_a_segment() {
+        let dirs = [".claude/".to_string(), ".github/prompts/".to_string()];
+        assert!(path_matches(".claude/commands/deploy.md", &dirs));
+        assert!(path_matches("pkg/.claude/agents/a.md", &dirs));
+        assert!(path_matches(".CLAUDE/skills/x/SKILL.md", &dirs));
+        assert!(path_matches(".github/prompts/fix.prompt.md", &dirs));
+        assert!(!path_matches("docs/x.claude/a.md", &dirs));
+        assert!(!path_matches("docs/claude/a.md", &dirs));
+        assert!(!path_matches(".github/README.md", &dirs));
+        let files = [".mcp.json".to_string()];
+        assert!(path_matches(".mcp.json", &files));
+        assert!(path_matches("tools/.mcp.json", &files));
+        assert!(!path_matches("x.mcp.json", &files));
+        assert!(!path_matches(".mcp.json.md", &files));
+        assert!(!path_matches(".mcp.json", &[]));
+    }
+
+    #[test]
+    fn indented_code_lines_are_found_where_a_block_may_start() {
+        assert!(indented_code(b"    let x = 1;\n", 4));
+        assert!(indented_code(b"# T\n\n    code\n", 4));
+        assert!(indented_code(b"# T\n    code\n", 4));
+        assert!(indented_code(b"Title\n=====\n    code\n", 4));
+        assert!(indented_code(b"text\r\n\r\n\tcode\r\n", 4));
+        assert!(indented_code(b"> quote\n>\n    code\n", 4));
+        assert!(indented_code(b"  \t code\n", 4));
+        // A paragraph's continuation, a list's nested item, too little
+        // indentation, blank indented lines: no block starts.
+        assert!(!indented_code(b"text\n    more text\n", 4));
+        assert!(!indented_code(b"- item\n    - nested\n    - nested\n", 4));
+        assert!(!indented_code(b"\n   three\n", 4));
+        assert!(!indented_code(b"a\n\n    \n\t\nb\n", 4));
+        assert!(!indented_code(b"    code\n", 0));
+        // CommonMark's other line endings, and a byte order mark.
+        assert!(indented_code(b"# T\r    code\r", 4));
+        assert!(indented_code("\u{feff}    code\n".as_bytes(), 4));
+        assert!(!indented_code(b"text\r    more\r", 4));
+    }
+}

@@ -1,0 +1,172 @@
+//! Properties of the built-in risk policies (D-R114): whitespace put into
+//! content never hides a process spawn from v2, and v2 never rates a
+//! change lower than v1.
+
+use proptest::prelude::*;
+
+use probity_core::review::fixtures;
+use probity_core::review::{ChangedFile, RiskLevel, RiskPolicy, RiskReason};
+
+/// Fragments of spawning calls, imports, document code markers and prose.
+const TOKENS: &[&str] = &[
+    "Command",
+    "::",
+    "new",
+    "(",
+    ")",
+    "std",
+    "pro",
+    "cess",
+    "{",
+    "}",
+    "as",
+    "C",
+    "use",
+    ";",
+    "os",
+    ".",
+    "system",
+    "sub",
+    "```",
+    "~~~",
+    ">>>",
+    "#",
+    "-",
+    "|",
+    "the",
+    "file",
+    "code",
+    "let",
+    "x",
+    "=",
+    "\"sh\"",
+    "exec",
+    "spawn",
+    "child_process",
+    "popen",
+    "#!",
+];
+
+/// The paths a change touches: code, documents, agent instructions and
+/// hooks, CI.
+const PATHS: &[&str] = &[
+    "src/lib.rs",
+    "README.md",
+    "docs/guide.rst",
+    "AGENTS.md",
+    "AGENT.md",
+    ".claude/commands/deploy.md",
+    ".claude/settings.json",
+    ".github/prompts/fix.prompt.md",
+    ".github/workflows/ci.yml",
+    "img/logo.png",
+    "notes.txt",
+];
+
+const SPACES: &[&str] = &["", " ", "  ", "\t", "\n", "\r\n", "    "];
+
+/// What is put in anywhere: whitespace as lexers read it (ASCII, the
+/// vertical tab, Unicode spaces and marks).
+const PUT_IN: &[&str] = &[
+    " ", "\t", "\n", "\r\n", "\x0b", "\u{a0}", "\u{200e}", "\u{2028}", "\u{feff}",
+];
+
+/// What may stand between two tokens: whitespace or a comment.
+const BETWEEN: &[&str] = &["", " ", "\n", "/**/", " /* c */ ", "// c\n", "\u{200f}"];
+
+fn content() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec((0..TOKENS.len(), 0..SPACES.len()), 0..24).prop_map(|parts| {
+        parts
+            .into_iter()
+            .flat_map(|(t, s)| [TOKENS[t], SPACES[s]])
+            .collect::<String>()
+            .into_bytes()
+    })
+}
+
+/// `bytes` (UTF-8) with whitespace put in at the given places, each at a
+/// character boundary.
+fn with_whitespace(bytes: &[u8], inserts: &[(usize, usize)]) -> Vec<u8> {
+    let mut out = String::from_utf8(bytes.to_vec()).unwrap();
+    for (at, s) in inserts {
+        let bounds: Vec<usize> = out
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([out.len()])
+            .collect();
+        out.insert_str(bounds[at % bounds.len()], PUT_IN[s % PUT_IN.len()]);
+    }
+    out.into_bytes()
+}
+
+/// A one-line change of `path` to `content` (ASCII: the tokens and
+/// whitespace above).
+fn file(path: &str, content: &[u8]) -> ChangedFile {
+    fixtures::text_change(path, 1, 0, std::str::from_utf8(content).unwrap())
+}
+
+fn rank(l: RiskLevel) -> u8 {
+    match l {
+        RiskLevel::Low => 0,
+        RiskLevel::Medium => 1,
+        RiskLevel::High => 2,
+    }
+}
+
+fn spawns(path: &str, content: &[u8]) -> bool {
+    RiskPolicy::v2()
+        .classify(&[file(path, content)], 1)
+        .reasons()
+        .contains(&RiskReason::ProcessSpawn)
+}
+
+proptest! {
+    /// Whitespace put anywhere into content v2 sees spawning still
+    /// spawns, in a document as in code; and a code file's tier never
+    /// falls.
+    #[test]
+    fn whitespace_never_hides_a_spawn(
+        bytes in content(),
+        inserts in prop::collection::vec((any::<usize>(), any::<usize>()), 0..8),
+        p in 0..PATHS.len(),
+    ) {
+        let spaced = with_whitespace(&bytes, &inserts);
+        let path = PATHS[p];
+        if spawns(path, &bytes) {
+            prop_assert!(spawns(path, &spaced), "{:?}", String::from_utf8_lossy(&spaced));
+        }
+        let v2 = RiskPolicy::v2();
+        let before = v2.classify(&[file("src/lib.rs", &bytes)], 1).level();
+        let after = v2.classify(&[file("src/lib.rs", &spaced)], 1).level();
+        prop_assert!(rank(after) >= rank(before));
+    }
+
+    /// Tokens v2 sees spawning when written together still spawn with
+    /// whitespace or comments between them.
+    #[test]
+    fn comments_between_tokens_never_hide_a_spawn(
+        parts in prop::collection::vec((0..TOKENS.len(), 0..BETWEEN.len()), 1..16),
+    ) {
+        let tight: String = parts.iter().map(|(t, _)| TOKENS[*t]).collect();
+        let apart: String = parts
+            .iter()
+            .flat_map(|(t, b)| [TOKENS[*t], BETWEEN[*b]])
+            .collect();
+        if spawns("src/lib.rs", tight.as_bytes()) {
+            prop_assert!(spawns("src/lib.rs", apart.as_bytes()), "{apart:?}");
+        }
+    }
+
+    /// The newer policy only adds rules: v2's tier is at least v1's for
+    /// any change of these paths.
+    #[test]
+    fn v2_never_rates_a_change_lower_than_v1(
+        files in prop::collection::vec((0..PATHS.len(), content()), 1..4),
+    ) {
+        let files: Vec<ChangedFile> =
+            files.iter().map(|(p, c)| file(PATHS[*p], c)).collect();
+        let v1 = RiskPolicy::v1().classify(&files, 1).level();
+        let v2 = RiskPolicy::v2().classify(&files, 1).level();
+        prop_assert!(rank(v2) >= rank(v1), "v1 {v1:?}, v2 {v2:?}");
+    }
+}
