@@ -175,6 +175,39 @@ fn a_notes_update_may_add_lines_but_never_drop_a_note_or_a_line() {
     assert_eq!(s.note(&s.server, &tip), Some(two));
 }
 
+/// Red team round 2 (attempt 42): a note the push adds was never measured
+/// (only a note it changes was), so a notes-only push stored a 20 MB note
+/// on the server for good, which every CI job then downloads. A note the
+/// push adds is held to the bound a changed one is: over it, the push is
+/// refused `input_too_large`, whether the notes ref exists or is created.
+#[test]
+fn a_note_the_push_adds_is_held_to_the_note_bound() {
+    let s = Setup::new();
+    let over = vec![b'x'; probity_core::review::MAX_NOTE_BYTES + 1];
+    let base = s.rev(s.f.root(), "HEAD").unwrap();
+    // The notes ref created by this push, with one note over the bound.
+    s.set_note(&base, &over);
+    let err = s.push(&["origin", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("input_too_large"), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), None);
+    // A reviewed delivery publishes its notes; then a new note over the
+    // bound on another commit is refused, and one under it lands.
+    s.f.git(&["update-ref", "-d", "refs/notes/probity"])
+        .unwrap();
+    approve_live(s.f.root(), s.inputs.path());
+    s.f.commit_all("reviewed").unwrap();
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
+    let published = s.server_rev("refs/notes/probity").unwrap();
+    s.set_note(&base, &over);
+    let err = s.push(&["origin", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("input_too_large"), "{err}");
+    assert!(err.contains(&base), "the denial names the commit: {err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
+    s.set_note(&base, b"a small note\n");
+    s.push(&["origin", "refs/notes/probity"]).unwrap();
+    assert_eq!(s.note(&s.server, &base), Some(b"a small note\n".to_vec()));
+}
+
 /// Commit `C` (the medium change on `main`'s tip) made in `s.f` and put on
 /// the server under an unprotected tag; a second clone `b` that has it.
 /// Each clone reviews `C` on its own (`start --commit`) and publishes it.

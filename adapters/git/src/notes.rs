@@ -582,6 +582,74 @@ impl Repo {
         Ok(changed)
     }
 
+    /// See [`NotesGit::added_note_sizes`]: one `diff-tree -r` from `old`
+    /// (one `ls-tree -r -l` of `new` when `None`: every note is added), the
+    /// sizes from the object reader already running.
+    pub fn added_note_sizes(
+        &self,
+        old: Option<&CommitId>,
+        new: &CommitId,
+    ) -> Result<Vec<(CommitId, u64)>, GitError> {
+        let mut out = Vec::new();
+        match old {
+            None => {
+                let listed = self.run(["ls-tree", "-r", "-l", "--full-tree", new.as_str()])?;
+                for line in String::from_utf8_lossy(&listed).lines() {
+                    // `<mode> <type> <oid> <size padded>\t<path>`
+                    let Some((meta, path)) = line.split_once('\t') else {
+                        continue;
+                    };
+                    let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
+                        continue;
+                    };
+                    let size = meta
+                        .split_ascii_whitespace()
+                        .nth(3)
+                        .and_then(|n| n.parse::<u64>().ok())
+                        .ok_or_else(|| GitError::Parse {
+                            args: "ls-tree -r -l".into(),
+                            detail: format!("bad line `{line}`"),
+                        })?;
+                    out.push((commit, size));
+                }
+            }
+            Some(old) => {
+                let diff = self.run([
+                    "diff-tree",
+                    "-r",
+                    "--no-renames",
+                    "--raw",
+                    "--no-abbrev",
+                    old.as_str(),
+                    new.as_str(),
+                ])?;
+                for line in String::from_utf8_lossy(&diff).lines() {
+                    let Some((meta, path)) = line.split_once('\t') else {
+                        continue;
+                    };
+                    let fields: Vec<&str> = meta.split(' ').collect();
+                    let [_, _, before, after, _] = fields[..] else {
+                        continue;
+                    };
+                    let zero = |oid: &str| oid.bytes().all(|b| b == b'0');
+                    if !zero(before) || zero(after) {
+                        continue;
+                    }
+                    let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
+                        continue;
+                    };
+                    let info = self.object_info(after)?.ok_or_else(|| GitError::Parse {
+                        args: "diff-tree -r".into(),
+                        detail: format!("the added note blob {after} is not here"),
+                    })?;
+                    out.push((commit, info.size));
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
     /// `git push --atomic --porcelain -- <remote> <refspecs...>` in one
     /// connection, with the user's transport settings and `env` added (it
     /// reaches a local hook): git's stderr (its progress, what a local hook
@@ -842,6 +910,14 @@ impl NotesGit for Repo {
 
     fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError> {
         Ok(Repo::changed_notes(self, old, new)?)
+    }
+
+    fn added_note_sizes(
+        &self,
+        old: Option<&CommitId>,
+        new: &CommitId,
+    ) -> Result<Vec<(CommitId, u64)>, AdapterError> {
+        Ok(Repo::added_note_sizes(self, old, new)?)
     }
 }
 

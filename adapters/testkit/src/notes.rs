@@ -335,6 +335,26 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
                 .collect())
         })
     }
+
+    fn added_note_sizes(
+        &self,
+        old: Option<&CommitId>,
+        new: &CommitId,
+    ) -> Result<Vec<(CommitId, u64)>, AdapterError> {
+        self.notes.with("added_note_sizes", |n| {
+            let after = &n.get(new)?.notes;
+            let before = match old {
+                Some(o) => Some(&n.get(o)?.notes),
+                None => None,
+            };
+            // A BTreeMap iterates sorted, as the git adapter answers.
+            Ok(after
+                .iter()
+                .filter(|(c, b)| before.and_then(|m| m.get(*c)) != Some(*b))
+                .map(|(c, b)| (c.clone(), b.len() as u64))
+                .collect())
+        })
+    }
 }
 
 impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {

@@ -715,6 +715,16 @@ pub trait NotesGit {
     /// notes trees are read (git: `diff-tree -r`); a note that only moved
     /// between fan-out levels is not a change.
     fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError>;
+    /// The notes the notes commit `new` holds at a path where `old` (none:
+    /// the empty notes tree) holds no such blob (a note added, or a blob
+    /// put at a new fan-out path): each annotated commit with its note's
+    /// size in bytes, sorted by commit. Only the differing paths are read
+    /// (git: `diff-tree -r`, then one size lookup).
+    fn added_note_sizes(
+        &self,
+        old: Option<&CommitId>,
+        new: &CommitId,
+    ) -> Result<Vec<(CommitId, u64)>, AdapterError>;
 }
 
 /// Where imported DSSE envelopes are kept, so a bundle re-exported from

@@ -603,6 +603,23 @@ fn notes_after<G: RangeGit + NotesGit>(
             next_action: "repair",
         }));
     }
+    // A note the push adds is held to the bound a changed one is (red team
+    // round 2: a notes-only push stored a 20 MB note for good); only its
+    // size is read.
+    if let Some(new) = &u.new {
+        for (c, size) in git.added_note_sizes(u.old.as_ref(), new)? {
+            if size > MAX_NOTE_BYTES as u64 {
+                let d = probity_core::review::NotesRefDenial::NoteTooLarge;
+                return Ok(Err(ReceiveDenial {
+                    reason_code: d.code().into(),
+                    refname: NOTES_REF.into(),
+                    commit: Some(c.clone()),
+                    message: format!("{d}: the note on {c} is {size} bytes"),
+                    next_action: "repair",
+                }));
+            }
+        }
+    }
     // A fast-forward keeps every line of every note the server holds: only
     // the notes whose blob changed are read.
     if let (Some(old), Some(new)) = (&u.old, &u.new) {
