@@ -202,7 +202,17 @@ fn a_note_the_push_adds_is_held_to_the_note_bound() {
     let err = s.push(&["origin", "refs/notes/probity"]).unwrap_err();
     assert!(err.contains("input_too_large"), "{err}");
     assert!(err.contains(&base), "the denial names the commit: {err}");
+    assert!(err.contains("next: the message names"), "{err}");
     assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
+    // The next step followed: the server's notes fetched over the local
+    // ones, then a small note added on top lands.
+    s.f.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/notes/probity:refs/notes/probity",
+    ])
+    .unwrap();
     s.set_note(&base, b"a small note\n");
     s.push(&["origin", "refs/notes/probity"]).unwrap();
     assert_eq!(s.note(&s.server, &base), Some(b"a small note\n".to_vec()));

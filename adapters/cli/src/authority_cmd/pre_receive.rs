@@ -594,6 +594,9 @@ pub fn next_hint(code: &str) -> &'static str {
             "never delete or force refs/notes/probity: `git fetch origin refs/notes/probity:refs/notes/probity-remote`, `git notes --ref=probity merge -s cat_sort_uniq refs/notes/probity-remote`, then push it"
         }
         "objects_missing" => "push the commits the note's review covers with it",
+        "input_too_large" => {
+            "the message names what is over its bound: a note over 8 MiB is read by no gate, so push notes without it (start again from the server's, `git fetch origin +refs/notes/probity:refs/notes/probity`, then `probity publish`, which writes bounded bundles, and push); an allowed-signers file over 1 MiB is the server's administrator's to fix"
+        }
         "approval_spent" => {
             "amend the change together with other bytes (the same bytes on the same base cannot be reviewed again yet), review that commit (`probity start --commit <sha>`), then `probity push`"
         }
