@@ -450,6 +450,26 @@ fn a_tag_spelled_as_cis_base_ref_does_not_jam_the_pre_pr_gate() {
     assert_eq!(pr.json["decision"], "allow", "{}", pr.stdout);
 }
 
+/// The medium change, approved by the agent alone (no signature),
+/// committed and published: (its lineage, the commit).
+fn self_reviewed_medium(f: &Fixture) -> (String, String) {
+    let inputs = tempfile::tempdir().unwrap();
+    write_medium_change(f);
+    let lineage = approve_live(f.root(), inputs.path())["lineage_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let c = commit_all(f, "self-reviewed");
+    probity_ok(f.root(), &["publish"]);
+    (lineage, c)
+}
+
+/// Signs `lineage` with `key` (the reviewer's) and publishes it again.
+fn signed_and_published(f: &Fixture, key: &Path, keys: &Path, lineage: &str) {
+    sign_with(f.root(), key, keys, lineage);
+    probity_ok(f.root(), &["publish"]);
+}
+
 /// Red team round 2 (attempt 34): the server's `HEAD` names `master`,
 /// unborn (git's default for `git init --bare`), while the team pushes
 /// `main`. An agent creates `master` at the commit before the policy (a
@@ -464,14 +484,7 @@ fn an_agent_that_makes_the_default_branch_does_not_choose_its_policy() {
     f.git_in(&server, &["symbolic-ref", "HEAD", "refs/heads/master"])
         .unwrap();
     push(&f, f.root(), &["origin", "HEAD~1:refs/heads/master"]).unwrap();
-    let inputs = tempfile::tempdir().unwrap();
-    write_medium_change(&f);
-    let lineage = approve_live(f.root(), inputs.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let c = commit_all(&f, "self-reviewed");
-    probity_ok(f.root(), &["publish"]);
+    let (lineage, c) = self_reviewed_medium(&f);
     for target in ["refs/heads/feature", "refs/heads/main"] {
         let spec = format!("HEAD:{target}");
         let err = push(&f, f.root(), &["origin", &spec, "refs/notes/probity"]).unwrap_err();
@@ -480,8 +493,7 @@ fn an_agent_that_makes_the_default_branch_does_not_choose_its_policy() {
     assert_eq!(rev(&f, &server, "refs/heads/feature"), None);
     assert_ne!(rev(&f, &server, "refs/heads/main"), Some(c.clone()));
     // Signed by the reviewer, the same push lands.
-    sign_with(f.root(), &ci, keys.path(), &lineage);
-    probity_ok(f.root(), &["publish"]);
+    signed_and_published(&f, &ci, keys.path(), &lineage);
     push(
         &f,
         f.root(),
@@ -505,14 +517,7 @@ fn a_push_through_a_symbolic_ref_is_judged_as_the_ref_it_names() {
             .unwrap();
     }
     let before = rev(&f, &server, "refs/heads/main");
-    let inputs = tempfile::tempdir().unwrap();
-    write_medium_change(&f);
-    let lineage = approve_live(f.root(), inputs.path())["lineage_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let c = commit_all(&f, "self-reviewed");
-    probity_ok(f.root(), &["publish"]);
+    let (lineage, c) = self_reviewed_medium(&f);
     for alias in ["refs/tags/latest", "refs/stable/main"] {
         let spec = format!("+HEAD:{alias}");
         let err = push(&f, f.root(), &["origin", &spec, "refs/notes/probity"]).unwrap_err();
@@ -523,8 +528,7 @@ fn a_push_through_a_symbolic_ref_is_judged_as_the_ref_it_names() {
     assert!(err.contains("protected_ref_deleted"), "{err}");
     assert_eq!(rev(&f, &server, "refs/heads/main"), before);
     // Signed by the reviewer, the push through the alias lands on main.
-    sign_with(f.root(), &ci, keys.path(), &lineage);
-    probity_ok(f.root(), &["publish"]);
+    signed_and_published(&f, &ci, keys.path(), &lineage);
     push(
         &f,
         f.root(),

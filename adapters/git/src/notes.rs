@@ -537,37 +537,12 @@ impl Repo {
     /// that name no commit (a notes tree may hold other files) are ignored.
     pub fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, GitError> {
         use std::collections::BTreeMap;
-        let out = self.run([
-            "diff-tree",
-            "-r",
-            "--no-renames",
-            "--raw",
-            "--no-abbrev",
-            old.as_str(),
-            new.as_str(),
-        ])?;
-        let text = String::from_utf8_lossy(&out);
-        let absent = |oid: &str| oid.bytes().all(|b| b == b'0');
         // commit -> (its blobs at the paths that differ in old, in new)
         let mut blobs: BTreeMap<CommitId, (Vec<String>, Vec<String>)> = BTreeMap::new();
-        for line in text.lines() {
-            let Some((meta, path)) = line.split_once('\t') else {
-                continue;
-            };
-            let fields: Vec<&str> = meta.split(' ').collect();
-            let [_, _, before, after, _] = fields[..] else {
-                continue;
-            };
-            let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
-                continue;
-            };
+        for (commit, before, after) in self.note_blob_changes(old, new)? {
             let e = blobs.entry(commit).or_default();
-            if !absent(before) {
-                e.0.push(before.to_string());
-            }
-            if !absent(after) {
-                e.1.push(after.to_string());
-            }
+            e.0.extend(before);
+            e.1.extend(after);
         }
         let mut changed = Vec::new();
         for (c, (mut before, mut after)) in blobs {
@@ -580,6 +555,42 @@ impl Repo {
             }
         }
         Ok(changed)
+    }
+
+    /// Every path `diff-tree -r` finds differing between the notes commits
+    /// `old` and `new` that names a commit (its fan-out slashes dropped):
+    /// the commit, and the blob at that path in `old` and in `new` (`None`
+    /// where the path holds none). Other paths are ignored.
+    fn note_blob_changes(
+        &self,
+        old: &CommitId,
+        new: &CommitId,
+    ) -> Result<Vec<NoteBlobChange>, GitError> {
+        let out = self.run([
+            "diff-tree",
+            "-r",
+            "--no-renames",
+            "--raw",
+            "--no-abbrev",
+            old.as_str(),
+            new.as_str(),
+        ])?;
+        let blob = |oid: &str| (!oid.bytes().all(|b| b == b'0')).then(|| oid.to_owned());
+        let mut changes = Vec::new();
+        for line in String::from_utf8_lossy(&out).lines() {
+            let Some((meta, path)) = line.split_once('\t') else {
+                continue;
+            };
+            let fields: Vec<&str> = meta.split(' ').collect();
+            let [_, _, before, after, _] = fields[..] else {
+                continue;
+            };
+            let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
+                continue;
+            };
+            changes.push((commit, blob(before), blob(after)));
+        }
+        Ok(changes)
     }
 
     /// See [`NotesGit::added_note_sizes`]: one `diff-tree -r` from `old`
@@ -614,31 +625,11 @@ impl Repo {
                 }
             }
             Some(old) => {
-                let diff = self.run([
-                    "diff-tree",
-                    "-r",
-                    "--no-renames",
-                    "--raw",
-                    "--no-abbrev",
-                    old.as_str(),
-                    new.as_str(),
-                ])?;
-                for line in String::from_utf8_lossy(&diff).lines() {
-                    let Some((meta, path)) = line.split_once('\t') else {
+                for (commit, before, after) in self.note_blob_changes(old, new)? {
+                    let (None, Some(after)) = (before, after) else {
                         continue;
                     };
-                    let fields: Vec<&str> = meta.split(' ').collect();
-                    let [_, _, before, after, _] = fields[..] else {
-                        continue;
-                    };
-                    let zero = |oid: &str| oid.bytes().all(|b| b == b'0');
-                    if !zero(before) || zero(after) {
-                        continue;
-                    }
-                    let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
-                        continue;
-                    };
-                    let info = self.object_info(after)?.ok_or_else(|| GitError::Parse {
+                    let info = self.object_info(&after)?.ok_or_else(|| GitError::Parse {
                         args: "diff-tree -r".into(),
                         detail: format!("the added note blob {after} is not here"),
                     })?;
@@ -858,6 +849,10 @@ fn parse_porcelain(line: &str) -> Option<PlannedUpdate> {
         summary: summary.to_string(),
     })
 }
+
+/// One differing notes path: the commit it annotates, and its blob in the
+/// old and the new notes commit (`None` where the path holds none).
+type NoteBlobChange = (CommitId, Option<String>, Option<String>);
 
 impl NotesGit for Repo {
     fn notes_tip(&self) -> Result<Option<CommitId>, AdapterError> {

@@ -580,6 +580,23 @@ pub enum ReceiveScope {
     Range,
 }
 
+/// A notes-ref update refused for the note on `commit` (`detail` after
+/// its name, when there is one).
+fn note_denial(
+    d: probity_core::review::NotesRefDenial,
+    commit: &CommitId,
+    detail: &str,
+) -> ReceiveDenial {
+    let sep = if detail.is_empty() { "" } else { " " };
+    ReceiveDenial {
+        reason_code: d.code().into(),
+        refname: NOTES_REF.into(),
+        commit: Some(commit.clone()),
+        message: format!("{d}: the note on {commit}{sep}{detail}"),
+        next_action: "repair",
+    }
+}
+
 /// The notes commit authority is read from after the push: the pushed one
 /// when the push updates the notes ref (after the append-only rule), else
 /// the ref as it is.
@@ -610,13 +627,7 @@ fn notes_after<G: RangeGit + NotesGit>(
         for (c, size) in git.added_note_sizes(u.old.as_ref(), new)? {
             if size > MAX_NOTE_BYTES as u64 {
                 let d = probity_core::review::NotesRefDenial::NoteTooLarge;
-                return Ok(Err(ReceiveDenial {
-                    reason_code: d.code().into(),
-                    refname: NOTES_REF.into(),
-                    commit: Some(c.clone()),
-                    message: format!("{d}: the note on {c} is {size} bytes"),
-                    next_action: "repair",
-                }));
+                return Ok(Err(note_denial(d, &c, &format!("is {size} bytes"))));
             }
         }
     }
@@ -627,13 +638,7 @@ fn notes_after<G: RangeGit + NotesGit>(
             let before = git.read_note(old, &c, MAX_NOTE_BYTES)?.unwrap_or_default();
             let after = git.read_note(new, &c, MAX_NOTE_BYTES)?;
             if let Err(d) = check_note_growth(&before, after.as_deref()) {
-                return Ok(Err(ReceiveDenial {
-                    reason_code: d.code().into(),
-                    refname: NOTES_REF.into(),
-                    commit: Some(c.clone()),
-                    message: format!("{d}: the note on {c}"),
-                    next_action: "repair",
-                }));
+                return Ok(Err(note_denial(d, &c, "")));
             }
         }
     }
