@@ -357,6 +357,19 @@ fn the_notes_and_server_forms_refuse_flags_they_do_not_take() {
     let before = support::store_snapshot(&f);
     let notes_pr = |extra: &[&'static str]| notes_pre_pr_args("HEAD", extra);
     let usage = "flag_not_for_gate";
+    let range_form = |extra: &[&'static str]| {
+        let mut args = vec![
+            "validate",
+            "--gate",
+            "pre-receive",
+            "--range",
+            "HEAD..HEAD",
+            "--ref",
+            "refs/heads/main",
+        ];
+        args.extend_from_slice(extra);
+        args
+    };
     // `--policy-base` belongs to the CI forms (the range form with `--ref`,
     // pre-pr with `--authority notes`), and a base that names no commit is
     // an error, not a base read as empty.
@@ -364,20 +377,7 @@ fn the_notes_and_server_forms_refuse_flags_they_do_not_take() {
         (notes_pr(&["--ref", "refs/heads/x"]), usage),
         (notes_pr(&["--staged"]), usage),
         (notes_pr(&["--revision", "v1"]), usage),
-        (
-            vec![
-                "validate",
-                "--gate",
-                "pre-receive",
-                "--range",
-                "HEAD..HEAD",
-                "--ref",
-                "refs/heads/main",
-                "--base",
-                "HEAD",
-            ],
-            usage,
-        ),
+        (range_form(&["--base", "HEAD"]), usage),
         (
             vec!["validate", "--gate", "pre-commit", "--policy-base", "HEAD"],
             usage,
@@ -403,17 +403,7 @@ fn the_notes_and_server_forms_refuse_flags_they_do_not_take() {
             "repository_error",
         ),
         (
-            vec![
-                "validate",
-                "--gate",
-                "pre-receive",
-                "--range",
-                "HEAD..HEAD",
-                "--ref",
-                "refs/heads/main",
-                "--policy-base",
-                "refs/heads/no-such-branch",
-            ],
+            range_form(&["--policy-base", "refs/heads/no-such-branch"]),
             "repository_error",
         ),
     ] {

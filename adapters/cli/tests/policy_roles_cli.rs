@@ -22,46 +22,11 @@ fn policy_json() -> String {
 /// A team repository whose protected base holds the policy and the
 /// allowed signers (agent and CI are reviewers, alice the maintainer),
 /// served by a bare remote with the server hook.
-struct Team {
-    f: Fixture,
-    _dir: tempfile::TempDir,
-    server: PathBuf,
-    keys: tempfile::TempDir,
-    agent: PathBuf,
-    alice: PathBuf,
-    inputs: tempfile::TempDir,
-    /// The server's `main` once the team's base is served.
-    before: Option<String>,
-}
+type Team = support::team::TeamBase;
 
 impl Team {
     fn new() -> Self {
-        let f = parser_base();
-        let (keys, agent, _ci, alice) = team_signers(&f);
-        f.write(".probity/policy.json", policy_json()).unwrap();
-        f.commit_all("the team's policy").unwrap();
-        let (dir, server) = gated_origin(&f);
-        let before = rev(&f, &server, "main");
-        Self {
-            f,
-            _dir: dir,
-            server,
-            keys,
-            agent,
-            alice,
-            inputs: tempfile::tempdir().unwrap(),
-            before,
-        }
-    }
-
-    /// Signs `lineage`'s statement with `key` in this clone (its store
-    /// keeps every envelope; the bundle carries them all).
-    fn sign(&self, key: &Path, lineage: &str) {
-        sign_with(self.f.root(), key, self.keys.path(), lineage);
-    }
-
-    fn server_main(&self) -> Option<String> {
-        rev(&self.f, &self.server, "main")
+        Team::serve(&policy_json(), &[], "the team's policy")
     }
 
     /// Starts and approves the live change; returns (lineage, start answer).
@@ -709,7 +674,7 @@ struct Forge<'a> {
 
 impl<'a> Forge<'a> {
     fn new(t: &'a Team) -> Self {
-        let path = t._dir.path().join("forge.git");
+        let path = t.dir.path().join("forge.git");
         let p = path.to_str().unwrap();
         t.f.git(&["clone", "-q", "--bare", t.server.to_str().unwrap(), p])
             .unwrap();
@@ -731,7 +696,7 @@ impl<'a> Forge<'a> {
     /// The job: a fresh clone of the forge named `name`, at `at`, running
     /// `ci/probity-gate.sh` with `vars` as the forge would set them.
     fn job(&self, name: &str, at: &str, vars: &[(&str, &str)]) -> std::process::Output {
-        let ci = self.t._dir.path().join(name);
+        let ci = self.t.dir.path().join(name);
         let ci_path = ci.to_str().unwrap();
         let f = &self.t.f;
         f.git(&["clone", "-q", self.path.to_str().unwrap(), ci_path])

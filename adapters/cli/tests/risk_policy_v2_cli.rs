@@ -7,9 +7,6 @@
 
 mod support;
 
-use std::path::PathBuf;
-
-use probity_git::fixture::Fixture;
 use support::*;
 
 /// Medium: a reviewer (CI). High: a reviewer and a maintainer (alice).
@@ -28,43 +25,23 @@ const INSTRUCTION: &str =
 /// so `cargo test` runs its block, the call spelled with spaces.
 const SPACED_DOCTEST: &str = "# proj\n\n```rust\nlet _ = std :: process :: Command :: new (\"sh\").arg(\"-c\").arg(\"id\").status();\n```\n";
 
-struct Team {
-    f: Fixture,
-    _dir: tempfile::TempDir,
-    server: PathBuf,
-    keys: tempfile::TempDir,
-    agent: PathBuf,
-    ci: PathBuf,
-    inputs: tempfile::TempDir,
-    before: Option<String>,
-}
+type Team = support::team::TeamBase;
 
 impl Team {
     /// The team's base (policy, signers, a crate whose docs are its
     /// README) served by a bare remote with the server hook.
     fn new() -> Self {
-        let f = parser_base();
-        let (keys, agent, ci, _alice) = team_signers(&f);
-        f.write(".probity/policy.json", policy_json()).unwrap();
-        f.write("README.md", "# proj\n").unwrap();
-        f.write(
-            "src/lib.rs",
-            "#![doc = include_str!(\"../README.md\")]\npub fn parse() {}\n",
+        Team::serve(
+            &policy_json(),
+            &[
+                ("README.md", "# proj\n"),
+                (
+                    "src/lib.rs",
+                    "#![doc = include_str!(\"../README.md\")]\npub fn parse() {}\n",
+                ),
+            ],
+            "the team's base",
         )
-        .unwrap();
-        f.commit_all("the team's base").unwrap();
-        let (dir, server) = gated_origin(&f);
-        let before = rev(&f, &server, "main");
-        Self {
-            f,
-            _dir: dir,
-            server,
-            keys,
-            agent,
-            ci,
-            inputs: tempfile::tempdir().unwrap(),
-            before,
-        }
     }
 
     /// Writes `path`, starts and approves a review of it and commits:
@@ -75,14 +52,6 @@ impl Team {
         let done = approve_started(self.f.root(), self.inputs.path(), &st.json);
         let lineage = done["lineage_id"].as_str().unwrap().to_string();
         (lineage, st.json, commit_all(&self.f, path))
-    }
-
-    fn sign(&self, key: &std::path::Path, lineage: &str) {
-        sign_with(self.f.root(), key, self.keys.path(), lineage);
-    }
-
-    fn server_main(&self) -> Option<String> {
-        rev(&self.f, &self.server, "main")
     }
 
     /// Pushed past the client's gates: the server refuses with `code`

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod signals;
+pub mod team;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
