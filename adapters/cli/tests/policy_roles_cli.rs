@@ -522,6 +522,70 @@ fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
     assert_eq!(t.server_main(), Some(c));
 }
 
+/// Red team round 3 (attempt 64), two clones and one note: a high-risk
+/// review needs a reviewer's and a maintainer's signatures. Each signs in
+/// their own clone at the same time and publishes; the note on the commit
+/// then holds one line per signer, each carrying one signature. The roles
+/// are met by the signatures of every line of the note for the lineage,
+/// not only by what one line carries.
+#[test]
+fn two_signers_in_parallel_clones_meet_the_roles_in_one_note() {
+    let t = Team::new();
+    let (lineage, _, c) = t.review_encrypt();
+    probity_ok(t.f.root(), &["publish"]);
+    // Alice takes the agent's branch and its notes, imports the review,
+    // signs it in her own clone and publishes there.
+    let d = tempfile::tempdir().unwrap();
+    let mine = d.path().join("alice");
+    let key = ("probity.signingKey", t.alice.to_str().unwrap());
+    alices_clone(&t.f, &t.server, &mine, &[key]);
+    let agent = t.f.root().to_str().unwrap();
+    t.f.git_in(
+        &mine,
+        &[
+            "fetch",
+            "-q",
+            agent,
+            "main:refs/remotes/agent/main",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    t.f.git_in(&mine, &["merge", "-q", "--ff-only", "agent/main"])
+        .unwrap();
+    let note =
+        t.f.git_in(&mine, &["notes", "--ref=probity", "show", &c])
+            .unwrap();
+    let bundle = t.inputs.path().join("bundle.json");
+    std::fs::write(&bundle, note).unwrap();
+    probity_ok(&mine, &["bundle", "import", bundle.to_str().unwrap()]);
+    output_ok(
+        std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
+            .args(["--cwd", mine.to_str().unwrap()])
+            .args(["attest", "--lineage", &lineage, "--sign"])
+            .env("HOME", t.keys.path()),
+    );
+    // `agent/main` holds the commit, so it is published by range.
+    probity_ok(&mine, &["publish", "--range", &format!("{c}~1..{c}")]);
+    // Meanwhile the agent, a reviewer, signs in its own clone.
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["publish"]);
+    // The two notes merged as the notes' own rule merges them.
+    t.f.git(&[
+        "fetch",
+        "-q",
+        mine.to_str().unwrap(),
+        "refs/notes/probity:refs/notes/probity-alice",
+    ])
+    .unwrap();
+    merge_notes(&t.f, "refs/notes/probity-alice");
+    let merged = t.f.git(&["notes", "--ref=probity", "show", &c]).unwrap();
+    let lines = String::from_utf8(merged).unwrap();
+    assert!(lines.lines().count() >= 2, "{lines}");
+    push_main_and_notes(&t.f).unwrap();
+    assert_eq!(t.server_main(), Some(c));
+}
+
 /// The CI range form judges every update it is given, a tag included: the
 /// policy of its OLD commit applies whatever `probity.protectedRefs` says.
 #[test]

@@ -7,6 +7,7 @@
 use probity_core::review::PromptSet;
 use probity_core::review::StateRecord;
 use probity_core::review::target_identity;
+use probity_core::review::with_note_attestations;
 use probity_core::review::{
     Bundle, BundleError, DerivationError, IMPORT_RANKS, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority,
     NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation, check_scope, import_rank,
@@ -770,6 +771,7 @@ fn import_line<G, S, P>(
     read: &mut NoteAuthority,
     number: usize,
     b: &Bundle,
+    note: &[&Bundle],
 ) -> Result<(), TransportError>
 where
     G: GitPort + ExportGit + ManifestGit,
@@ -785,8 +787,9 @@ where
     }
     // The hook point of the signature policy (`probity.requireSignature`):
     // an unsigned bundle published before its signed twin stays in the
-    // append-only notes.
-    if let Err(d) = signature_policy(b) {
+    // append-only notes. The line's signatures count with those of the
+    // note's other lines for its lineage (two signers in two clones).
+    if let Err(d) = signature_policy(&with_note_attestations(b, note)) {
         read.policy_refused(number, &d.reason_code, d.message, d.next_action);
         return Ok(());
     }
@@ -857,21 +860,22 @@ where
         };
         let delivered = super::replay::delivered_trees(git, commit)?;
         let mut later = Vec::new();
+        let mut parsed: Vec<(usize, Bundle)> = Vec::new();
         for (i, line) in lines.iter().enumerate() {
-            let b = match Bundle::from_bytes(line) {
-                Ok(b) => b,
-                Err(e) => {
-                    read.bytes_refused(
-                        i + 1,
-                        e.code(),
-                        format!("line {} of the note on {commit}: {e}", i + 1),
-                    );
-                    continue;
-                }
-            };
-            match import_rank(&b, delivered.as_ref().map(|(base, tree)| (base, tree))) {
-                0 => import_line(git, scratch, signature_policy, &mut read, i + 1, &b)?,
-                rank => later.push((i, rank)),
+            match Bundle::from_bytes(line) {
+                Ok(b) => parsed.push((i, b)),
+                Err(e) => read.bytes_refused(
+                    i + 1,
+                    e.code(),
+                    format!("line {} of the note on {commit}: {e}", i + 1),
+                ),
+            }
+        }
+        let note: Vec<&Bundle> = parsed.iter().map(|(_, b)| b).collect();
+        for (i, b) in &parsed {
+            match import_rank(b, delivered.as_ref().map(|(base, tree)| (base, tree))) {
+                0 => import_line(git, scratch, signature_policy, &mut read, i + 1, b, &note)?,
+                rank => later.push((*i, rank)),
             }
         }
         out.push((read, later));
@@ -888,10 +892,17 @@ where
                 commit: read.commit().clone(),
                 source: Box::new(source),
             })?;
+            // The note's bundles again (it was not held between passes):
+            // each line's signatures count with its siblings'.
+            let note: Vec<Bundle> = lines
+                .iter()
+                .filter_map(|l| Bundle::from_bytes(l).ok())
+                .collect();
+            let note: Vec<&Bundle> = note.iter().collect();
             for &(i, _) in later.iter().filter(|(_, r)| *r == rank) {
                 let Some(line) = lines.get(i) else { continue };
                 let b = Bundle::from_bytes(line)?;
-                import_line(git, scratch, signature_policy, read, i + 1, &b)?;
+                import_line(git, scratch, signature_policy, read, i + 1, &b, &note)?;
             }
         }
     }

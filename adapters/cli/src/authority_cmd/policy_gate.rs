@@ -110,6 +110,10 @@ pub fn read_policies(
     configured: Option<&Path>,
 ) -> Result<Vec<BasePolicy>, CliError> {
     let mut seen: Vec<&CommitId> = Vec::new();
+    // The policies (and their signers) already in force, by content: many
+    // bases holding one policy (every protected tip, under an ungoverned
+    // default branch) apply it once (red team round 3).
+    let mut in_force: Vec<(Vec<u8>, Option<Vec<u8>>)> = Vec::new();
     let mut out = Vec::new();
     for base in bases {
         if seen.contains(&base) {
@@ -123,8 +127,16 @@ pub fn read_policies(
             continue;
         };
         let policy = RepoPolicy::parse(&bytes).map_err(|e| invalid(base, e.to_string()))?;
+        let policy_bytes = bytes;
         let signers = match (configured, policy.allowed_signers()) {
-            (Some(p), _) => Some(Signers::Configured(p.to_path_buf())),
+            (Some(p), _) => {
+                let content = (policy_bytes.clone(), None);
+                if in_force.contains(&content) {
+                    continue;
+                }
+                in_force.push(content);
+                Some(Signers::Configured(p.to_path_buf()))
+            }
             (None, Some(path)) => {
                 let bytes = repo
                     .read_path(base.as_str(), path, MAX_BASE_SIGNERS_BYTES)
@@ -145,11 +157,23 @@ pub fn read_policies(
                         ),
                     ));
                 }
+                let content = (policy_bytes.clone(), Some(bytes.clone()));
+                if in_force.contains(&content) {
+                    continue;
+                }
                 let mut tmp = tempfile::NamedTempFile::new().map_err(repo_error)?;
                 std::io::Write::write_all(&mut tmp, &bytes).map_err(repo_error)?;
+                in_force.push(content);
                 Some(Signers::FromBase(tmp))
             }
-            (None, None) => None,
+            (None, None) => {
+                let content = (policy_bytes.clone(), None);
+                if in_force.contains(&content) {
+                    continue;
+                }
+                in_force.push(content);
+                None
+            }
         };
         if policy.requires_signatures() && signers.is_none() {
             return Err(invalid(

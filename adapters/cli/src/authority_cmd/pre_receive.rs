@@ -123,7 +123,14 @@ fn signature_policy<'a>(
         eprintln!("probity: note: {}", super::policy_gate::NO_POLICY_NOTE);
     }
     let checks = super::policy_gate::read_checks(repo, bases)?;
-    Ok(move |bundle: &Bundle| {
+    // Each answer kept for the push, by the bundle's bytes: the lines of a
+    // note for one lineage are checked with the same signatures (the
+    // note's, D-R119 and red team round 3), so each distinct bundle costs
+    // its signature checks once, however many lines repeat it.
+    let answered: std::cell::RefCell<
+        std::collections::HashMap<Vec<u8>, Result<(), ReceiveDenial>>,
+    > = std::cell::RefCell::default();
+    let judge = move |bundle: &Bundle| -> Result<(), ReceiveDenial> {
         if !policy.require_signature && policies.is_empty() && checks.is_empty() {
             return Ok(());
         }
@@ -188,6 +195,20 @@ fn signature_policy<'a>(
         }
         super::policy_gate::check_bundle(repo, &port, &policies, bundle, &refs, &statements)?;
         super::policy_gate::check_required_checks(repo, &checks, bundle, &statements)
+    };
+    Ok(move |bundle: &Bundle| {
+        let Ok(key) = probity_core::canonical::canonical_bytes(bundle) else {
+            return judge(bundle);
+        };
+        let key = probity_core::digest::Sha256Digest::plain(&key)
+            .as_bytes()
+            .to_vec();
+        if let Some(answer) = answered.borrow().get(&key) {
+            return answer.clone();
+        }
+        let answer = judge(bundle);
+        answered.borrow_mut().insert(key, answer.clone());
+        answer
     })
 }
 

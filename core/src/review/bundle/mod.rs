@@ -795,6 +795,27 @@ pub fn check_derivation(
     Ok(())
 }
 
+/// The bundle a gate checks signatures and roles against for `b`, a line
+/// of a note: `b` with the attestations of every bundle of the same
+/// lineage in that note (`note`), sorted and without duplicates. Signers
+/// in parallel clones each publish a line carrying their own envelope, and
+/// the note's own merge keeps both lines: their signatures count together
+/// (red team round 3). An envelope that vouches for another statement
+/// than `b`'s records derive verifies for nothing, so a line cannot lend
+/// authority it does not carry for these records. Bounded by the note:
+/// at most [`MAX_NOTE_BUNDLES`] bundles of [`MAX_ATTESTATIONS`] each.
+pub fn with_note_attestations(b: &Bundle, note: &[&Bundle]) -> Bundle {
+    let mut all: Vec<DsseEnvelope> = b.attestations.clone();
+    for other in note.iter().filter(|o| o.lineage_id == b.lineage_id) {
+        all.extend(other.attestations.iter().cloned());
+    }
+    all.sort();
+    all.dedup();
+    let mut out = b.clone();
+    out.attestations = all;
+    out
+}
+
 /// A lineage's kept list (its attestations, its command evidence) with
 /// At most this many command evidence documents are kept per lineage (a
 /// lineage takes one; a retry of the same check adds none).

@@ -449,3 +449,32 @@ fn a_v1_record_is_held_to_the_newest_policys_tier() {
         Ok(())
     );
 }
+
+/// Two signers in two clones each publish a line of the same lineage
+/// carrying one envelope: the signatures a gate checks for either line are
+/// both lines' (sorted, without duplicates); another lineage's lines lend
+/// nothing.
+#[test]
+fn a_lines_signatures_count_with_its_notes_other_lines_of_the_lineage() {
+    let mut bob = bundle();
+    bob.attestations = vec![envelope()];
+    let mut alice = bundle();
+    let mut other = envelope();
+    other.signatures[0].sig = "BBBB".into();
+    alice.attestations = vec![other.clone()];
+    let mut stranger = pending_bundle();
+    stranger.lineage_id = LineageId::parse("review-0000000000000001").unwrap();
+    let mut third = envelope();
+    third.signatures[0].sig = "CCCC".into();
+    stranger.attestations = vec![third];
+    let note = [&bob, &alice, &stranger, &bob];
+    let seen = with_note_attestations(&bob, &note);
+    assert_eq!(seen.attestations, vec![envelope(), other.clone()]);
+    assert_eq!(seen.records, bob.records);
+    assert_eq!(
+        with_note_attestations(&alice, &note).attestations,
+        seen.attestations
+    );
+    // Alone, a line keeps its own.
+    assert_eq!(with_note_attestations(&alice, &[]).attestations, vec![other]);
+}
