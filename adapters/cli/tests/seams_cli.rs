@@ -300,8 +300,10 @@ fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_pol
     assert!(err.contains("roles_unmet"), "{err}");
     assert_eq!(rev(&f, &server, "refs/heads/feature"), None);
 
-    // The default branch deleted (a server that allows both), then
-    // recreated with the same change: judged the same way.
+    // The default branch deleted (a server that allows both): a push
+    // cannot recreate it (it would choose the governing policy, D-R117);
+    // recreated by the administrator, the same change is judged the same
+    // way.
     f.git_in(&server, &["symbolic-ref", "HEAD", "refs/heads/main"])
         .unwrap();
     for (k, v) in [
@@ -311,11 +313,18 @@ fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_pol
         f.git_in(&server, &["config", k, v]).unwrap();
     }
     push(&f, f.root(), &["origin", "HEAD~1:refs/heads/keep"]).unwrap();
+    let kept = rev(&f, &server, "refs/heads/main").unwrap();
     push(&f, f.root(), &["origin", ":refs/heads/main"]).unwrap();
     assert_eq!(rev(&f, &server, "refs/heads/main"), None);
     let err = push(&f, f.root(), &["origin", "main", "refs/notes/probity"]).unwrap_err();
-    assert!(err.contains("roles_unmet"), "{err}");
+    assert!(err.contains("default_branch_unborn"), "{err}");
+    assert!(err.contains("git update-ref"), "{err}");
     assert_eq!(rev(&f, &server, "refs/heads/main"), None);
+    f.git_in(&server, &["update-ref", "refs/heads/main", &kept])
+        .unwrap();
+    let err = push(&f, f.root(), &["origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("roles_unmet"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/heads/main"), Some(kept));
 }
 
 /// The policy may keep its allowed-signers file anywhere in the tree
@@ -478,12 +487,32 @@ fn signed_and_published(f: &Fixture, key: &Path, keys: &Path, lineage: &str) {
 /// that default branch's policy, none. A default branch that holds no
 /// policy counts as no default branch: every protected tip's policy
 /// applies, as under an unborn `HEAD`.
+///
+/// Red team round 3 (attempt 90): made at a commit holding an older,
+/// weaker policy, the same `master` governed every push under that
+/// policy. So a push cannot create the branch an unborn `HEAD` names
+/// while protected refs exist (`default_branch_unborn`: the administrator
+/// points `HEAD` at the team's branch); a `HEAD` an administrator left on
+/// a stale branch without a policy still governs nothing.
 #[test]
 fn an_agent_that_makes_the_default_branch_does_not_choose_its_policy() {
     let (f, _dir, server, keys, ci) = reviewer_policy_team();
     f.git_in(&server, &["symbolic-ref", "HEAD", "refs/heads/master"])
         .unwrap();
-    push(&f, f.root(), &["origin", "HEAD~1:refs/heads/master"]).unwrap();
+    for at in ["HEAD~1", "HEAD"] {
+        let spec = format!("{at}:refs/heads/master");
+        let err = push(&f, f.root(), &["origin", &spec]).unwrap_err();
+        assert!(err.contains("default_branch_unborn"), "{err}");
+        assert!(
+            err.contains("git symbolic-ref HEAD refs/heads/main"),
+            "{err}"
+        );
+    }
+    assert_eq!(rev(&f, &server, "refs/heads/master"), None);
+    // An administrator's stale branch at the commit before the policy.
+    let stale = rev(&f, f.root(), "HEAD~1").unwrap();
+    f.git_in(&server, &["update-ref", "refs/heads/master", &stale])
+        .unwrap();
     let (lineage, c) = self_reviewed_medium(&f);
     for target in ["refs/heads/feature", "refs/heads/main"] {
         let spec = format!("HEAD:{target}");
@@ -527,6 +556,30 @@ fn a_push_through_a_symbolic_ref_is_judged_as_the_ref_it_names() {
     let err = push(&f, f.root(), &["origin", ":refs/stable/main"]).unwrap_err();
     assert!(err.contains("protected_ref_deleted"), "{err}");
     assert_eq!(rev(&f, &server, "refs/heads/main"), before);
+    // Red team round 3 (attempt 91): a protected name that is a symbolic
+    // ref to an unprotected one is judged by the protected name.
+    f.git_in(
+        &server,
+        &["update-ref", "refs/release/stable", "refs/heads/main"],
+    )
+    .unwrap();
+    f.git_in(
+        &server,
+        &["symbolic-ref", "refs/heads/stable", "refs/release/stable"],
+    )
+    .unwrap();
+    for glob in ["refs/heads/main", "refs/heads/stable"] {
+        f.git_in(&server, &["config", "--add", "probity.protectedRefs", glob])
+            .unwrap();
+    }
+    let err = push(
+        &f,
+        f.root(),
+        &["origin", "+HEAD:refs/heads/stable", "refs/notes/probity"],
+    )
+    .unwrap_err();
+    assert!(err.contains("roles_unmet"), "{err}");
+    assert_eq!(rev(&f, &server, "refs/release/stable"), before);
     // Signed by the reviewer, the push through the alias lands on main.
     signed_and_published(&f, &ci, keys.path(), &lineage);
     push(

@@ -255,6 +255,51 @@ impl ProtectedRefDeleted {
     }
 }
 
+/// A push that creates the branch the repository's unborn `HEAD` names
+/// while protected refs exist (red team round 3): that branch becomes the
+/// default branch whose policy governs every protected push (D-R117), so a
+/// pusher would choose it by choosing its first commit (a commit with an
+/// older, weaker policy delivers nothing and was allowed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the repository's HEAD names {refname}, which does not exist, while it holds protected refs: the branch HEAD names is the default branch whose policy governs every protected push, and a push cannot create it"
+)]
+pub struct DefaultBranchUnborn {
+    /// The branch `HEAD` names, which the push creates.
+    pub refname: String,
+}
+
+impl DefaultBranchUnborn {
+    /// The stable reason code, `default_branch_unborn`.
+    pub fn code(&self) -> &'static str {
+        "default_branch_unborn"
+    }
+}
+
+/// The rule for an unborn `HEAD` (`head_names`: the branch it names, when
+/// it names one and that branch does not exist): a push may create that
+/// branch only in a repository with no protected ref yet (its first push);
+/// otherwise the server's administrator points `HEAD` at the team's branch.
+pub fn check_default_branch_creation(
+    update: &ReceiveUpdate,
+    head_names: Option<&str>,
+    protected_refs_exist: bool,
+) -> Result<(), DefaultBranchUnborn> {
+    match head_names {
+        Some(name)
+            if protected_refs_exist
+                && update.old.is_none()
+                && update.new.is_some()
+                && update.refname == name =>
+        {
+            Err(DefaultBranchUnborn {
+                refname: name.to_owned(),
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The server's rule for deletions: a protected ref (by `globs`, as
 /// [`is_protected`] reads them) may be deleted only when the server allows
 /// it (`allowed`: `probity.allowProtectedDeletion`); any other ref may.

@@ -459,3 +459,27 @@ fn a_protected_update_answers_to_its_old_tip_and_the_default_branch() {
     // No default branch (a repository's first push): the old tip alone.
     assert_eq!(protected_update_policy_bases(Some(&a), &[]), vec![a]);
 }
+
+#[test]
+fn an_unborn_heads_branch_is_created_only_by_a_first_push() {
+    let a = CommitId::parse(A).unwrap();
+    let create = |name: &str| ReceiveUpdate {
+        old: None,
+        new: Some(a.clone()),
+        refname: name.to_string(),
+    };
+    let master = Some("refs/heads/master");
+    // Protected refs exist: creating HEAD's branch is refused, any other
+    // creation is not this rule's.
+    let e = check_default_branch_creation(&create("refs/heads/master"), master, true).unwrap_err();
+    assert_eq!(e.code(), "default_branch_unborn");
+    assert!(check_default_branch_creation(&create("refs/heads/feature"), master, true).is_ok());
+    // A repository's first push, or a born HEAD, or an update: allowed.
+    assert!(check_default_branch_creation(&create("refs/heads/master"), master, false).is_ok());
+    assert!(check_default_branch_creation(&create("refs/heads/master"), None, true).is_ok());
+    let update = ReceiveUpdate {
+        old: Some(a.clone()),
+        ..create("refs/heads/master")
+    };
+    assert!(check_default_branch_creation(&update, master, true).is_ok());
+}

@@ -403,20 +403,64 @@ fn policy_bases(
     Ok(bases)
 }
 
+/// The hook's refusal of a push that creates the branch an unborn `HEAD`
+/// names while protected refs exist
+/// ([`probity_core::review::check_default_branch_creation`]). Read only
+/// when a push creates a branch and `HEAD` names no commit.
+fn unborn_head_creation(
+    repo: &Repo,
+    updates: &[ReceiveUpdate],
+) -> Result<Option<ReceiveDenial>, CliError> {
+    if !updates.iter().any(|u| u.old.is_none() && u.new.is_some())
+        || repo.exact_commit("HEAD").map_err(repo_err)?.is_some()
+    {
+        return Ok(None);
+    }
+    let head_names = repo.symbolic_target("HEAD").map_err(repo_err)?;
+    let globs = repo.protected_refs().map_err(repo_err)?;
+    let protected = repo
+        .own_tips()
+        .map_err(repo_err)?
+        .iter()
+        .any(|(name, _)| probity_core::review::is_protected(&globs, name));
+    for u in updates {
+        if let Err(e) =
+            probity_core::review::check_default_branch_creation(u, head_names.as_deref(), protected)
+        {
+            return Ok(Some(ReceiveDenial {
+                reason_code: e.code().into(),
+                refname: u.refname.clone(),
+                commit: u.new.clone(),
+                message: e.to_string(),
+                next_action: "ask_administrator",
+            }));
+        }
+    }
+    Ok(None)
+}
+
 /// How deep git follows symbolic refs (its `SYMREF_MAXDEPTH`).
 const SYMREF_DEPTH: usize = 5;
 
 /// The ref an update of `refname` moves: a push to a symbolic ref on the
 /// server (`refs/tags/latest` naming `refs/heads/main`, kept by an
 /// administrator for an old name) moves, or deletes, the ref it names,
-/// so it is judged as that ref, protected or not by that name (red team
-/// round 2).
-fn judged_name(repo: &Repo, refname: &str) -> Result<String, CliError> {
+/// so it is judged as that ref (red team round 2); a protected name that
+/// writes an unprotected ref is judged by the protected name.
+fn judged_name(repo: &Repo, refname: &str, globs: &[String]) -> Result<String, CliError> {
     let mut name = refname.to_owned();
     for _ in 0..SYMREF_DEPTH {
         match repo.symbolic_target(&name).map_err(repo_err)? {
             Some(target) => name = target,
-            None => return Ok(name),
+            None => {
+                // A protected name through which git writes an unprotected
+                // ref is judged by the protected name (red team round 3):
+                // protection follows either name, never neither.
+                let by_alias = name != NOTES_REF
+                    && probity_core::review::is_protected(globs, refname)
+                    && !probity_core::review::is_protected(globs, &name);
+                return Ok(if by_alias { refname.to_owned() } else { name });
+            }
         }
     }
     Err(CliError::new(
@@ -615,6 +659,9 @@ pub fn next_hint(code: &str) -> &'static str {
             "never delete or force refs/notes/probity: `git fetch origin refs/notes/probity:refs/notes/probity-remote`, `git notes --ref=probity merge -s cat_sort_uniq refs/notes/probity-remote`, then push it"
         }
         "objects_missing" => "push the commits the note's review covers with it",
+        "default_branch_unborn" => {
+            "ask the server's administrator, in the server's repository, to point HEAD at the team's branch (`git symbolic-ref HEAD refs/heads/main`) or to create the branch HEAD names at the commit the team agrees on (`git update-ref refs/heads/<branch> <commit>`), then push again"
+        }
         "input_too_large" => {
             "the message names what is over its bound: a note over 8 MiB is read by no gate, so push notes without it (start again from the server's, `git fetch origin +refs/notes/probity:refs/notes/probity`, then `probity publish`, which writes bounded bundles, and push); an allowed-signers file over 1 MiB is the server's administrator's to fix"
         }
@@ -917,13 +964,17 @@ pub(super) fn pre_receive(
                 )
             })?;
             let mut updates = updates;
+            let globs = repo.protected_refs().map_err(repo_err)?;
             for u in &mut updates {
-                u.refname = judged_name(&repo, &u.refname)?;
+                u.refname = judged_name(&repo, &u.refname, &globs)?;
             }
             let remote = repo.git_dir().to_string_lossy().into_owned();
             (updates, ReceiveScope::Hook { remote })
         }
     };
+    if hook && let Some(d) = unborn_head_creation(&repo, &updates)? {
+        return denial_answer(out, "pre-receive", &d, Judged::Pushing);
+    }
     let notes_pushed = hook.then(|| updates.iter().any(|u| u.refname == NOTES_REF));
     let scratch = scratch_store();
     let from = match scope {

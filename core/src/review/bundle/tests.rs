@@ -476,5 +476,8 @@ fn a_lines_signatures_count_with_its_notes_other_lines_of_the_lineage() {
         seen.attestations
     );
     // Alone, a line keeps its own.
-    assert_eq!(with_note_attestations(&alice, &[]).attestations, vec![other]);
+    assert_eq!(
+        with_note_attestations(&alice, &[]).attestations,
+        vec![other]
+    );
 }
