@@ -216,6 +216,41 @@ fn a_note_the_push_adds_is_held_to_the_note_bound() {
     s.set_note(&base, b"a small note\n");
     s.push(&["origin", "refs/notes/probity"]).unwrap();
     assert_eq!(s.note(&s.server, &base), Some(b"a small note\n".to_vec()));
+    // Red team round 3 (attempts 80, 81): a file at a path that is no note
+    // (`zz/junk.bin`), or a note spelled in upper case (which git reads as
+    // the commit's note all the same, jamming a teammate's next push), is
+    // refused: the notes tree holds notes at their canonical paths only.
+    let published = s.server_rev("refs/notes/probity").unwrap();
+    let git_in = |args: &[&str], input: &[u8]| -> String {
+        let out = output_with_stdin(plain_git(s.f.root()).args(args), input);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    for (name, junk) in [("ZZ", "junk.bin"), (base.to_uppercase().as_str(), "")] {
+        let blob = git_in(&["hash-object", "-w", "--stdin"], b"junk\n");
+        let mut entries =
+            String::from_utf8(s.f.git(&["ls-tree", "refs/notes/probity^{tree}"]).unwrap()).unwrap();
+        if junk.is_empty() {
+            entries.push_str(&format!("100644 blob {blob}\t{name}\n"));
+        } else {
+            let sub = git_in(
+                &["mktree"],
+                format!("100644 blob {blob}\t{junk}\n").as_bytes(),
+            );
+            entries.push_str(&format!("040000 tree {sub}\t{name}\n"));
+        }
+        let tree = git_in(&["mktree"], entries.as_bytes());
+        let commit = git_in(&["commit-tree", &tree, "-p", &published, "-m", "junk"], b"");
+        s.f.git(&["update-ref", "refs/notes/probity", &commit])
+            .unwrap();
+        let err = s.push(&["origin", "refs/notes/probity"]).unwrap_err();
+        assert!(err.contains("note_path_invalid"), "{name}: {err}");
+        assert_eq!(s.server_rev("refs/notes/probity"), Some(published.clone()));
+    }
 }
 
 /// Commit `C` (the medium change on `main`'s tip) made in `s.f` and put on

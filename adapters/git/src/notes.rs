@@ -539,7 +539,12 @@ impl Repo {
         use std::collections::BTreeMap;
         // commit -> (its blobs at the paths that differ in old, in new)
         let mut blobs: BTreeMap<CommitId, (Vec<String>, Vec<String>)> = BTreeMap::new();
-        for (commit, before, after) in self.note_blob_changes(old, new)? {
+        for (path, before, after) in self.note_tree_changes(old, new)? {
+            // A path that names no commit is no note (the notes tree may
+            // hold other files).
+            let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
+                continue;
+            };
             let e = blobs.entry(commit).or_default();
             e.0.extend(before);
             e.1.extend(after);
@@ -558,14 +563,13 @@ impl Repo {
     }
 
     /// Every path `diff-tree -r` finds differing between the notes commits
-    /// `old` and `new` that names a commit (its fan-out slashes dropped):
-    /// the commit, and the blob at that path in `old` and in `new` (`None`
-    /// where the path holds none). Other paths are ignored.
-    fn note_blob_changes(
+    /// `old` and `new`: the path, and its blob in `old` and in `new`
+    /// (`None` where the path holds none).
+    fn note_tree_changes(
         &self,
         old: &CommitId,
         new: &CommitId,
-    ) -> Result<Vec<NoteBlobChange>, GitError> {
+    ) -> Result<Vec<PathChange>, GitError> {
         let out = self.run([
             "diff-tree",
             "-r",
@@ -585,22 +589,19 @@ impl Repo {
             let [_, _, before, after, _] = fields[..] else {
                 continue;
             };
-            let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
-                continue;
-            };
-            changes.push((commit, blob(before), blob(after)));
+            changes.push((path.to_owned(), blob(before), blob(after)));
         }
         Ok(changes)
     }
 
-    /// See [`NotesGit::added_note_sizes`]: one `diff-tree -r` from `old`
-    /// (one `ls-tree -r -l` of `new` when `None`: every note is added), the
+    /// See [`NotesGit::added_note_files`]: one `diff-tree -r` from `old`
+    /// (one `ls-tree -r -l` of `new` when `None`: every file is added), the
     /// sizes from the object reader already running.
-    pub fn added_note_sizes(
+    pub fn added_note_files(
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-    ) -> Result<Vec<(CommitId, u64)>, GitError> {
+    ) -> Result<Vec<(String, u64)>, GitError> {
         let mut out = Vec::new();
         match old {
             None => {
@@ -608,9 +609,6 @@ impl Repo {
                 for line in String::from_utf8_lossy(&listed).lines() {
                     // `<mode> <type> <oid> <size padded>\t<path>`
                     let Some((meta, path)) = line.split_once('\t') else {
-                        continue;
-                    };
-                    let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
                         continue;
                     };
                     let size = meta
@@ -621,19 +619,19 @@ impl Repo {
                             args: "ls-tree -r -l".into(),
                             detail: format!("bad line `{line}`"),
                         })?;
-                    out.push((commit, size));
+                    out.push((path.to_owned(), size));
                 }
             }
             Some(old) => {
-                for (commit, before, after) in self.note_blob_changes(old, new)? {
+                for (path, before, after) in self.note_tree_changes(old, new)? {
                     let (None, Some(after)) = (before, after) else {
                         continue;
                     };
                     let info = self.object_info(&after)?.ok_or_else(|| GitError::Parse {
                         args: "diff-tree -r".into(),
-                        detail: format!("the added note blob {after} is not here"),
+                        detail: format!("the added notes file {after} is not here"),
                     })?;
-                    out.push((commit, info.size));
+                    out.push((path, info.size));
                 }
             }
         }
@@ -850,9 +848,9 @@ fn parse_porcelain(line: &str) -> Option<PlannedUpdate> {
     })
 }
 
-/// One differing notes path: the commit it annotates, and its blob in the
-/// old and the new notes commit (`None` where the path holds none).
-type NoteBlobChange = (CommitId, Option<String>, Option<String>);
+/// One differing notes-tree path, and its blob in the old and the new
+/// notes commit (`None` where the path holds none).
+type PathChange = (String, Option<String>, Option<String>);
 
 impl NotesGit for Repo {
     fn notes_tip(&self) -> Result<Option<CommitId>, AdapterError> {
@@ -907,12 +905,12 @@ impl NotesGit for Repo {
         Ok(Repo::changed_notes(self, old, new)?)
     }
 
-    fn added_note_sizes(
+    fn added_note_files(
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-    ) -> Result<Vec<(CommitId, u64)>, AdapterError> {
-        Ok(Repo::added_note_sizes(self, old, new)?)
+    ) -> Result<Vec<(String, u64)>, AdapterError> {
+        Ok(Repo::added_note_files(self, old, new)?)
     }
 }
 

@@ -336,22 +336,23 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
         })
     }
 
-    fn added_note_sizes(
+    fn added_note_files(
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-    ) -> Result<Vec<(CommitId, u64)>, AdapterError> {
-        self.notes.with("added_note_sizes", |n| {
+    ) -> Result<Vec<(String, u64)>, AdapterError> {
+        self.notes.with("added_note_files", |n| {
             let after = &n.get(new)?.notes;
             let before = match old {
                 Some(o) => Some(&n.get(o)?.notes),
                 None => None,
             };
-            // A BTreeMap iterates sorted, as the git adapter answers.
+            // In memory a note sits at its commit's id (no fan-out); a
+            // BTreeMap iterates sorted, as the git adapter answers.
             Ok(after
                 .iter()
                 .filter(|(c, b)| before.and_then(|m| m.get(*c)) != Some(*b))
-                .map(|(c, b)| (c.clone(), b.len() as u64))
+                .map(|(c, b)| (c.as_str().to_owned(), b.len() as u64))
                 .collect())
         })
     }

@@ -205,6 +205,59 @@ pub enum NotesRefDenial {
     /// what it keeps cannot be checked.
     #[error("a note of this update is over {MAX_NOTE_BYTES} bytes: no gate could read it")]
     NoteTooLarge,
+    /// The notes this update adds are over [`MAX_ADDED_NOTES_BYTES`] in
+    /// all (`input_too_large`): the notes ref only grows, so what a push
+    /// adds is stored for good.
+    #[error("the notes this update adds are over {MAX_ADDED_NOTES_BYTES} bytes in all")]
+    NotesTooLarge,
+    /// The update adds a file to the notes tree at a path that is not a
+    /// note as Probity and git write one (`note_path_invalid`): lowercase
+    /// hex of a commit id, in two-character fan-out directories. Another
+    /// spelling (upper case) is read by git as a note all the same, and
+    /// stored files that are no note are storage nobody checks.
+    #[error(
+        "the update adds a file to the notes tree at a path that is not a note (lowercase hex of a commit id, two-character fan-out directories)"
+    )]
+    NotePathInvalid,
+}
+
+/// The most bytes of notes one update of the notes ref may add.
+pub const MAX_ADDED_NOTES_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The commit id a notes-tree path names, when it is a note as git and
+/// Probity write one: lowercase hex of a 40- or 64-digit id, split into
+/// two-character fan-out directories before the last component.
+pub fn note_path_commit(path: &str) -> Option<String> {
+    let parts: Vec<&str> = path.split('/').collect();
+    let (last, dirs) = parts.split_last()?;
+    if dirs.iter().any(|d| d.len() != 2) || last.is_empty() {
+        return None;
+    }
+    let hex: String = parts.concat();
+    (matches!(hex.len(), 40 | 64) && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+        .then_some(hex)
+}
+
+/// The rule for what an update adds to the notes tree (`added`: each
+/// added file's path and size): every file is a note at a canonical path
+/// ([`note_path_commit`]), none is over [`MAX_NOTE_BYTES`], and all of them
+/// together are at most [`MAX_ADDED_NOTES_BYTES`]. The refusal names the
+/// path it is about, when one.
+pub fn check_added_notes(added: &[(String, u64)]) -> Result<(), (NotesRefDenial, Option<String>)> {
+    let mut total: u64 = 0;
+    for (path, size) in added {
+        if note_path_commit(path).is_none() {
+            return Err((NotesRefDenial::NotePathInvalid, Some(path.clone())));
+        }
+        if *size > MAX_NOTE_BYTES as u64 {
+            return Err((NotesRefDenial::NoteTooLarge, Some(path.clone())));
+        }
+        total = total.saturating_add(*size);
+    }
+    if total > MAX_ADDED_NOTES_BYTES {
+        return Err((NotesRefDenial::NotesTooLarge, None));
+    }
+    Ok(())
 }
 
 impl NotesRefDenial {
@@ -215,6 +268,8 @@ impl NotesRefDenial {
             NotesRefDenial::NotesRefDeleted => "notes_ref_deleted",
             NotesRefDenial::NotesRefRewritten => "notes_ref_rewritten",
             NotesRefDenial::NotesLineRemoved => "notes_line_removed",
+            NotesRefDenial::NotesTooLarge => "input_too_large",
+            NotesRefDenial::NotePathInvalid => "note_path_invalid",
             NotesRefDenial::NoteTooLarge => "input_too_large",
         }
     }

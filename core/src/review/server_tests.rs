@@ -483,3 +483,45 @@ fn an_unborn_heads_branch_is_created_only_by_a_first_push() {
     };
     assert!(check_default_branch_creation(&update, master, true).is_ok());
 }
+
+#[test]
+fn what_a_notes_update_adds_is_notes_at_canonical_paths_within_bounds() {
+    let id = "0123456789abcdef0123456789abcdef01234567";
+    assert_eq!(note_path_commit(id).as_deref(), Some(id));
+    assert_eq!(
+        note_path_commit(&format!("01/23/{}", &id[4..])).as_deref(),
+        Some(id)
+    );
+    for bad in [
+        id.to_uppercase(),
+        format!("{id}.x"),
+        "zz/junk.bin".to_string(),
+        format!("012/{}", &id[3..]),
+        String::new(),
+    ] {
+        assert_eq!(note_path_commit(&bad), None, "{bad}");
+    }
+    let small = |p: &str| (p.to_string(), 10u64);
+    assert!(check_added_notes(&[small(id)]).is_ok());
+    let (e, path) = check_added_notes(&[small("zz/junk.bin")]).unwrap_err();
+    assert_eq!(
+        (e.code(), path.as_deref()),
+        ("note_path_invalid", Some("zz/junk.bin"))
+    );
+    let big = (id.to_string(), MAX_NOTE_BYTES as u64 + 1);
+    assert_eq!(
+        check_added_notes(&[big]).unwrap_err().0.code(),
+        "input_too_large"
+    );
+    let twelve: Vec<(String, u64)> = (0..12)
+        .map(|i| {
+            (
+                format!("{id:0>38}{i:02}")[2..].to_string(),
+                MAX_NOTE_BYTES as u64,
+            )
+        })
+        .collect();
+    assert!(twelve.iter().all(|(p, _)| note_path_commit(p).is_some()));
+    let (e, path) = check_added_notes(&twelve).unwrap_err();
+    assert_eq!((e, path), (NotesRefDenial::NotesTooLarge, None));
+}

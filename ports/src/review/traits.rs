@@ -715,16 +715,16 @@ pub trait NotesGit {
     /// notes trees are read (git: `diff-tree -r`); a note that only moved
     /// between fan-out levels is not a change.
     fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError>;
-    /// The notes the notes commit `new` holds at a path where `old` (none:
-    /// the empty notes tree) holds no such blob (a note added, or a blob
-    /// put at a new fan-out path): each annotated commit with its note's
-    /// size in bytes, sorted by commit. Only the differing paths are read
-    /// (git: `diff-tree -r`, then one size lookup).
-    fn added_note_sizes(
+    /// Every file the notes commit `new` holds at a path where `old`
+    /// (none: the empty notes tree) holds no blob: its path in the notes
+    /// tree, whatever it names, and its size in bytes, sorted by path.
+    /// Only the differing paths are read (git: `diff-tree -r`, or `ls-tree
+    /// -r -l` of a new notes ref), sizes without reading the blobs.
+    fn added_note_files(
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-    ) -> Result<Vec<(CommitId, u64)>, AdapterError>;
+    ) -> Result<Vec<(String, u64)>, AdapterError>;
 }
 
 /// Where imported DSSE envelopes are kept, so a bundle re-exported from

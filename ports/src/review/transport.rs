@@ -7,7 +7,6 @@
 use probity_core::review::PromptSet;
 use probity_core::review::StateRecord;
 use probity_core::review::target_identity;
-use probity_core::review::with_note_attestations;
 use probity_core::review::{
     Bundle, BundleError, DerivationError, IMPORT_RANKS, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority,
     NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation, check_scope, import_rank,
@@ -19,6 +18,7 @@ use probity_core::review::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_
 use probity_core::review::{
     NOTES_REF, ReceiveUpdate, check_deletion, check_note_growth, check_notes_update, is_protected,
 };
+use probity_core::review::{check_added_notes, with_note_attestations};
 
 use super::*;
 
@@ -621,16 +621,20 @@ fn notes_after<G: RangeGit + NotesGit>(
             next_action: "repair",
         }));
     }
-    // A note the push adds is held to the bound a changed one is (red team
-    // round 2: a notes-only push stored a 20 MB note for good); only its
-    // size is read.
-    if let Some(new) = &u.new {
-        for (c, size) in git.added_note_sizes(u.old.as_ref(), new)? {
-            if size > MAX_NOTE_BYTES as u64 {
-                let d = probity_core::review::NotesRefDenial::NoteTooLarge;
-                return Ok(Err(note_denial(d, &c, &format!("is {size} bytes"))));
-            }
-        }
+    // What the push adds to the notes tree is stored for good (the ref only
+    // grows): notes at canonical paths, each and all within their bounds
+    // (red team rounds 2 and 3); only sizes are read.
+    if let Some(new) = &u.new
+        && let Err((d, path)) = check_added_notes(&git.added_note_files(u.old.as_ref(), new)?)
+    {
+        let at = path.map(|p| format!(": {p}")).unwrap_or_default();
+        return Ok(Err(ReceiveDenial {
+            reason_code: d.code().into(),
+            refname: NOTES_REF.into(),
+            commit: None,
+            message: format!("{d}{at}"),
+            next_action: "repair",
+        }));
     }
     // A fast-forward keeps every line of every note the server holds: only
     // the notes whose blob changed are read.

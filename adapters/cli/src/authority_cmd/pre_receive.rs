@@ -662,6 +662,9 @@ pub fn next_hint(code: &str) -> &'static str {
         "default_branch_unborn" => {
             "ask the server's administrator, in the server's repository, to point HEAD at the team's branch (`git symbolic-ref HEAD refs/heads/main`) or to create the branch HEAD names at the commit the team agrees on (`git update-ref refs/heads/<branch> <commit>`), then push again"
         }
+        "note_path_invalid" => {
+            "push notes as Probity writes them: start again from the server's (`git fetch origin +refs/notes/probity:refs/notes/probity`), then `probity publish` and push"
+        }
         "input_too_large" => {
             "the message names what is over its bound: a note over 8 MiB is read by no gate, so push notes without it (start again from the server's, `git fetch origin +refs/notes/probity:refs/notes/probity`, then `probity publish`, which writes bounded bundles, and push); an allowed-signers file over 1 MiB is the server's administrator's to fix"
         }
