@@ -208,15 +208,20 @@ pub(super) fn indented_code(bytes: &[u8], columns: u64) -> bool {
     let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
     let mut may_start = true;
     for line in lines(bytes) {
-        let mut col = 0u64;
-        let mut rest = line;
-        while let Some((&b, tail)) = rest.split_first() {
-            match b {
-                b' ' => col += 1,
-                b'\t' => col = (col / 4 + 1) * 4,
-                _ => break,
+        // Block quote markers (`>`, each with the one space it may take)
+        // are containers: what follows them is measured from there (red
+        // team round 3: `>     code` is a code block rustdoc runs).
+        let (col, rest) = indentation(quoted(line));
+        // A list item's first line: its content starts after the marker and
+        // one to four spaces; five or more open a code block in the item
+        // (`-     code`, `1.\t\tcode`), whatever came before.
+        if col < columns
+            && let Some(content) = list_marker(rest)
+        {
+            let (gap, after) = indentation(content);
+            if !after.is_empty() && gap > columns {
+                return true;
             }
-            rest = tail;
         }
         let blank = rest.is_empty();
         if !blank && col >= columns && may_start {
@@ -225,6 +230,57 @@ pub(super) fn indented_code(bytes: &[u8], columns: u64) -> bool {
         may_start = blank || ends_a_block(rest);
     }
     false
+}
+
+/// `line` after its block quote markers: each `>` (after up to three
+/// spaces) and the one space or tab that may follow it.
+fn quoted(line: &[u8]) -> &[u8] {
+    let mut rest = line;
+    loop {
+        let trimmed = rest
+            .iter()
+            .take(3)
+            .take_while(|b| **b == b' ')
+            .count();
+        match rest[trimmed..].split_first() {
+            Some((b'>', tail)) => {
+                rest = tail
+                    .strip_prefix(b" ")
+                    .or_else(|| tail.strip_prefix(b"\t"))
+                    .unwrap_or(tail);
+            }
+            _ => return rest,
+        }
+    }
+}
+
+/// The columns of `line`'s leading spaces and tabs (a tab to the next
+/// multiple of four), and what follows them.
+fn indentation(line: &[u8]) -> (u64, &[u8]) {
+    let mut col = 0u64;
+    let mut rest = line;
+    while let Some((&b, tail)) = rest.split_first() {
+        match b {
+            b' ' => col += 1,
+            b'\t' => col = (col / 4 + 1) * 4,
+            _ => break,
+        }
+        rest = tail;
+    }
+    (col, rest)
+}
+
+/// What follows a list item's marker (`-`, `*`, `+`, or one to nine
+/// digits and `.` or `)`) at the start of `rest`, when the marker is
+/// followed by a space or a tab.
+fn list_marker(rest: &[u8]) -> Option<&[u8]> {
+    let digits = rest.iter().take(9).take_while(|b| b.is_ascii_digit()).count();
+    let after = match rest.get(digits) {
+        Some(b'-' | b'*' | b'+') if digits == 0 => &rest[1..],
+        Some(b'.' | b')') if digits > 0 => &rest[digits + 1..],
+        _ => return None,
+    };
+    matches!(after.first(), Some(b' ' | b'\t')).then_some(after)
 }
 
 /// The lines of `bytes` as CommonMark ends them: at `\n`, `\r\n` or a
@@ -312,6 +368,15 @@ mod tests {
         assert!(indented_code(b"text\r\n\r\n\tcode\r\n", 4));
         assert!(indented_code(b"> quote\n>\n    code\n", 4));
         assert!(indented_code(b"  \t code\n", 4));
+        // Red team round 3: code in a block quote or a list item.
+        assert!(indented_code(b">     code\n", 4));
+        assert!(indented_code(b"> quote\n>\n>     code\n", 4));
+        assert!(indented_code(b"-     code\n", 4));
+        assert!(indented_code(b"text\n\n1.\t\tcode\n", 4));
+        assert!(indented_code(b"* a\n*      code\n", 4));
+        assert!(!indented_code(b"- an item\n- another\n", 4));
+        assert!(!indented_code(b"> a quote\n> goes on\n", 4));
+        assert!(!indented_code(b"1. first\n2.  second\n", 4));
         // A paragraph's continuation, a list's nested item, too little
         // indentation, blank indented lines: no block starts.
         assert!(!indented_code(b"text\n    more text\n", 4));
