@@ -662,6 +662,9 @@ pub fn next_hint(code: &str) -> &'static str {
         "default_branch_unborn" => {
             "ask the server's administrator, in the server's repository, to point HEAD at the team's branch (`git symbolic-ref HEAD refs/heads/main`) or to create the branch HEAD names at the commit the team agrees on (`git update-ref refs/heads/<branch> <commit>`), then push again"
         }
+        "base_advanced" => {
+            "rebase the proposal onto the base's tip the reason names (`git rebase <tip>`), review the rebased commits as committed (`probity start --range <tip>..HEAD`, the lenses, `probity finalize`), then push the rebased branch with Probity's `push`, which publishes their notes with it"
+        }
         "note_path_invalid" => {
             "push notes as Probity writes them: start again from the server's (`git fetch origin +refs/notes/probity:refs/notes/probity`), then `probity publish` and push"
         }
