@@ -16,9 +16,14 @@ use super::*;
 /// How many earlier commits noted with one lineage the replay check reads.
 const MAX_PRIOR_NOTES: usize = 64;
 
-/// How many commits of a ref's history a CI form reads for earlier
-/// deliveries ([`Priors::NotesAndHistory`]).
+/// How many commits that change something a CI form reads from a ref's
+/// history for earlier deliveries ([`Priors::NotesAndHistory`]).
 pub(super) const MAX_HISTORY_PRIORS: usize = 1_000;
+
+/// How many commits of a ref's history a CI form lists to find them: empty
+/// commits (which pass every gate as `no_change`) do not push a delivery
+/// out of the window (red team round 3), up to this many.
+pub(super) const MAX_HISTORY_LISTED: usize = 10_000;
 
 /// Where the replay check learns of an approval's earlier deliveries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +32,7 @@ pub(super) enum Priors {
     /// ref only grows, so a note once there stays.
     Notes,
     /// Those notes and the ref's own history (its newest
-    /// [`MAX_HISTORY_PRIORS`] commits): a CI form, where the notes ref is
+    /// [`MAX_HISTORY_PRIORS`] commits that change something): a CI form, where the notes ref is
     /// any pusher's to rewrite (a forge runs no hook guarding it), so a
     /// dropped note must not unspend an approval. A commit there that
     /// delivered the same trees, or exactly what the approval approved, is
@@ -35,14 +40,15 @@ pub(super) enum Priors {
     NotesAndHistory,
 }
 
-/// The single-parent (or root) commits among the newest
-/// [`MAX_HISTORY_PRIORS`] of `old`'s history, each with the trees it
-/// delivered, as earlier deliveries in that ref's history.
+/// The newest [`MAX_HISTORY_PRIORS`] single-parent (or root) commits of
+/// `old`'s history that change something (among its newest
+/// [`MAX_HISTORY_LISTED`]), each with the trees it delivered, as earlier
+/// deliveries in that ref's history.
 fn history_priors<G: CommitGit + RangeGit>(
     git: &G,
     old: &CommitId,
 ) -> Result<Vec<PriorDelivery>, TransportError> {
-    let listed = git.range(old, &[], &RemoteScope::None, MAX_HISTORY_PRIORS)?;
+    let listed = git.range(old, &[], &RemoteScope::None, MAX_HISTORY_LISTED)?;
     let trees: std::collections::BTreeMap<&CommitId, &TreeId> =
         listed.iter().map(|c| (&c.commit, &c.tree)).collect();
     let mut out = Vec::new();
@@ -55,11 +61,17 @@ fn history_priors<G: CommitGit + RangeGit>(
             },
             _ => continue,
         };
+        if base == c.tree {
+            continue;
+        }
         out.push(PriorDelivery {
             commit: c.commit.clone(),
             in_ref_history: true,
             trees: (base, c.tree.clone()),
         });
+        if out.len() == MAX_HISTORY_PRIORS {
+            break;
+        }
     }
     Ok(out)
 }
