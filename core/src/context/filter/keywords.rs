@@ -183,8 +183,8 @@ impl KeywordDfa {
     /// state, `k` numbering the match states (`patterns(k)` are the
     /// patterns ending at `end`), in order of `end`.
     ///
-    /// A text of at least `LANE_MIN` bytes a lane is walked as four lanes
-    /// at once (the walk of one lane is a chain of dependent table loads;
+    /// A text whose quarter `q` is at least `LANE_MIN` bytes and the
+    /// longest pattern's length is walked as four lanes at once (the walk of one lane is a chain of dependent table loads;
     /// four chains keep the processor busy). Lane `i > 0` owns the bytes
     /// from `i * q` but starts at the start state `w = max_len` bytes
     /// before them: the state after a text is that of its longest suffix
