@@ -24,6 +24,9 @@ const ENTRIES: usize = 1 << 16;
 /// The table's length: `ENTRIES` plus a row of slack, so that any `u16`
 /// state plus any `u8` class indexes it without a bounds check.
 const TABLE: usize = ENTRIES + 256;
+/// The fewest bytes a lane of `KeywordDfa::each_event` walks (below, the
+/// text is walked as one lane).
+const LANE_MIN: usize = 64;
 
 pub(super) struct KeywordDfa {
     /// Byte to equivalence class (bytes no state tells apart share one).
@@ -180,48 +183,59 @@ impl KeywordDfa {
     /// state, `k` numbering the match states (`patterns(k)` are the
     /// patterns ending at `end`), in order of `end`.
     ///
-    /// A long text is walked as four lanes at once (the walk of one lane is
-    /// a chain of dependent table loads; four chains keep the processor
-    /// busy). Lane `i > 0` starts at the start state `max_len` bytes before
-    /// its first byte: the state after a text is that of its longest suffix
+    /// A text whose quarter `q` is at least `LANE_MIN` bytes and the
+    /// longest pattern's length is walked as four lanes at once (the walk of one lane is a chain of dependent table loads;
+    /// four chains keep the processor busy). Lane `i > 0` owns the bytes
+    /// from `i * q` but starts at the start state `w = max_len` bytes
+    /// before them: the state after a text is that of its longest suffix
     /// that is a prefix of a pattern, never longer than the longest
     /// pattern, so the lane is in the whole walk's state when its own bytes
-    /// begin. Its events are reported after those of the lanes before it.
+    /// begin; the events it passes on the way are the lane before's. Every
+    /// lane walks `q + w` bytes in the one loop (lane 0 from the text's
+    /// start, past its own end) and reports only the events ending in the
+    /// bytes it owns; lane 3 then walks the last few bytes alone. The
+    /// events of lanes 1 to 3 are reported after those of lane 0, in lane
+    /// order.
     #[inline]
     pub(super) fn each_event(&self, hay: &[u8], mut f: impl FnMut(usize, usize)) {
         const LANES: usize = 4;
         let q = hay.len() / LANES;
+        let w = self.max_len;
         let index = |s: u16| usize::from(s) / self.stride as usize - self.first_match;
-        let m = self.match_from;
-        if q < 4 * self.max_len.max(256) {
+        if q < w.max(LANE_MIN) {
             self.walk(self.start, hay, 0, |s, end| f(index(s), end));
             return;
         }
-        // Lane bodies: [0, q), [q, 2q), [2q, 3q), [3q, n).
-        let warm = |at: usize| self.walk(self.start, &hay[at - self.max_len..at], 0, |_, _| {});
-        let (mut s0, mut s1, mut s2, mut s3) = (self.start, warm(q), warm(2 * q), warm(3 * q));
+        // Lane `i` walks `hay[o_i..o_i + len]` and owns the ends in
+        // `(i * q, (i + 1) * q]` (lane 3: up to the text's end).
+        let len = q + w;
+        let (o1, o2, o3) = (q - w, 2 * q - w, 3 * q - w);
         let mut later: [Vec<(u16, usize)>; LANES - 1] = Default::default();
-        let lanes = hay[..q]
-            .iter()
-            .zip(&hay[q..2 * q])
-            .zip(&hay[2 * q..3 * q])
-            .zip(&hay[3 * q..4 * q]);
-        for (j, (((&b0, &b1), &b2), &b3)) in lanes.enumerate() {
-            s0 = self.step(s0, b0);
-            s1 = self.step(s1, b1);
-            s2 = self.step(s2, b2);
-            s3 = self.step(s3, b3);
-            if s0.max(s1).max(s2).max(s3) >= m {
-                if s0 >= m {
-                    f(index(s0), j + 1);
-                }
-                for (lane, s) in [s1, s2, s3].into_iter().enumerate() {
-                    if s >= m {
-                        later[lane].push((s, (lane + 1) * q + j + 1));
+        let s3 = self.lanes(
+            [
+                &hay[..len],
+                &hay[o1..o1 + len],
+                &hay[o2..o2 + len],
+                &hay[o3..o3 + len],
+            ],
+            |lane, s, j| {
+                // `j + 1` bytes of the lane walked.
+                match lane {
+                    0 => {
+                        if j < q {
+                            f(index(s), j + 1);
+                        }
+                    }
+                    _ => {
+                        let o = lane * q - w;
+                        let end = o + j + 1;
+                        if end > lane * q && (lane == 3 || end <= (lane + 1) * q) {
+                            later[lane - 1].push((s, end));
+                        }
                     }
                 }
-            }
-        }
+            },
+        );
         // The last lane's remainder (fewer than four bytes).
         self.walk(s3, &hay[4 * q..], 4 * q, |s, end| later[2].push((s, end)));
         for lane in &later {
@@ -229,6 +243,31 @@ impl KeywordDfa {
                 f(index(s), end);
             }
         }
+    }
+
+    /// Walks four slices of one length side by side from the start state,
+    /// calling `on(lane, state, j)` at every match state entered at byte
+    /// `j` of a lane; returns the last state of lane 3.
+    #[inline(always)]
+    fn lanes(&self, h: [&[u8]; 4], mut on: impl FnMut(usize, u16, usize)) -> u16 {
+        let m = self.match_from;
+        let [h0, h1, h2, h3] = h;
+        let (mut s0, mut s1, mut s2, mut s3) = (self.start, self.start, self.start, self.start);
+        let bytes = h0.iter().zip(h1).zip(h2).zip(h3);
+        for (j, (((&b0, &b1), &b2), &b3)) in bytes.enumerate() {
+            s0 = self.step(s0, b0);
+            s1 = self.step(s1, b1);
+            s2 = self.step(s2, b2);
+            s3 = self.step(s3, b3);
+            if s0.max(s1).max(s2).max(s3) >= m {
+                for (lane, s) in [s0, s1, s2, s3].into_iter().enumerate() {
+                    if s >= m {
+                        on(lane, s, j);
+                    }
+                }
+            }
+        }
+        s3
     }
 
     #[inline(always)]

@@ -95,16 +95,26 @@ pub(super) fn secret_spans(e: &Engine, creds: &CredentialRegistry, s: &str) -> V
     secret_spans_with(e, creds, s, &triggered(e, s))
 }
 
-/// The digit scan, run once per text and only when a detector needs it.
-struct LazyDigits<'a> {
+/// The scans of the keywordless detectors, each run once per text and only
+/// when a detector needs it.
+struct LazyScans<'a> {
     s: &'a str,
-    scan: Option<DigitScan>,
+    digits: Option<DigitScan>,
+    tokens: Option<Ranges>,
 }
 
-impl LazyDigits<'_> {
-    fn get(&mut self) -> &DigitScan {
+impl LazyScans<'_> {
+    fn digits(&mut self) -> &DigitScan {
         let s = self.s;
-        self.scan.get_or_insert_with(|| digit_scan(s))
+        self.digits.get_or_insert_with(|| digit_scan(s))
+    }
+
+    /// The maximal runs of `class` of at least `min` bytes, from
+    /// `token_runs` (`class` is `base64` with 40 or `base64url` with 27).
+    fn runs(&mut self, e: &Engine, class: &ByteClass, min: usize) -> Ranges {
+        let s = self.s;
+        let tokens = self.tokens.get_or_insert_with(|| token_runs(s, &e.classes));
+        runs_within(s, tokens, class, min)
     }
 }
 
@@ -116,16 +126,19 @@ fn whole_matches(
     p: usize,
     d: &SecretDetector,
     s: &str,
-    digits: &mut LazyDigits,
+    scans: &mut LazyScans,
 ) -> Ranges {
     match d.search {
-        Search::Base64Runs => class_runs(s, &e.classes.base64, 40),
-        Search::SsnLines => line_matches(&d.re, s, &digits.get().ssn),
-        Search::DottedCardLines => line_matches(&d.re, s, &digits.get().dotted),
-        Search::CardLines => line_matches(&d.re, s, &digits.get().card),
-        Search::SsnDotLines => line_matches(&d.re, s, &digits.get().ssn_dot),
-        Search::SlashedCardLines => line_matches(&d.re, s, &digits.get().slashed),
-        Search::DotTokenLines => line_matches(&d.re, s, &dot_token_runs(s, &e.classes.base64url)),
+        Search::Base64Runs => scans.runs(e, &e.classes.base64, 40),
+        Search::SsnLines => line_matches(&d.re, s, &scans.digits().ssn),
+        Search::DottedCardLines => line_matches(&d.re, s, &scans.digits().dotted),
+        Search::CardLines => line_matches(&d.re, s, &scans.digits().card),
+        Search::SsnDotLines => line_matches(&d.re, s, &scans.digits().ssn_dot),
+        Search::SlashedCardLines => line_matches(&d.re, s, &scans.digits().slashed),
+        Search::DotTokenLines => {
+            let runs = scans.runs(e, &e.classes.base64url, 27);
+            line_matches(&d.re, s, &dot_token_runs(s, &runs))
+        }
         Search::KeywordLines => keyword_line_captures(&d.re, s, &keyword_candidates(e, t, p, d, s))
             .iter()
             .filter_map(|c| c.get(0).map(|m| (m.start(), m.end())))
@@ -167,14 +180,18 @@ pub(super) fn secret_spans_with(
     s: &str,
     t: &Triggered,
 ) -> Vec<Span> {
-    let mut digits = LazyDigits { s, scan: None };
+    let mut scans = LazyScans {
+        s,
+        digits: None,
+        tokens: None,
+    };
     let mut spans = Vec::new();
     for (p, d) in e.secrets.iter().enumerate() {
         if !t.secrets[p] {
             continue;
         }
         if d.group == 0 {
-            for (start, end) in whole_matches(e, t, p, d, s, &mut digits) {
+            for (start, end) in whole_matches(e, t, p, d, s, &mut scans) {
                 let m = &s[start..end];
                 if matches!(d.validate, Validate::Luhn) {
                     for (a, b) in card_windows(m) {
@@ -214,7 +231,7 @@ pub(super) fn secret_spans_with(
         }
     }
     let iban_priority = e.secrets.len();
-    for &(start, _) in &digits.get().iban {
+    for &(start, _) in &scans.digits().iban {
         if let Some(end) = iban_at(s, start) {
             spans.push(Span {
                 start,

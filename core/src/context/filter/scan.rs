@@ -61,18 +61,47 @@ pub(super) fn class_runs(s: &str, class: &ByteClass, min: usize) -> Ranges {
     out
 }
 
+/// The maximal runs of at least `min` bytes of `class` that lie in the
+/// ranges `outer` (in order): exactly `class_runs(s, class, min)` when
+/// every such run of `s` lies in one of `outer` and the bytes just outside
+/// each range are not in `class` (then a run of a range is a maximal run of
+/// `s`). `token_runs` gives such ranges for both secret classes.
+pub(super) fn runs_within(
+    s: &str,
+    outer: &[(usize, usize)],
+    class: &ByteClass,
+    min: usize,
+) -> Ranges {
+    let mut out = Vec::new();
+    for &(a, z) in outer {
+        if z - a >= min {
+            let runs = class_runs(&s[a..z], class, min);
+            out.extend(runs.into_iter().map(|(x, y)| (a + x, a + y)));
+        }
+    }
+    out
+}
+
+/// The maximal runs of at least 27 bytes of `[A-Za-z0-9/+_-]`
+/// (`classes.token`), the union of `base64` and `base64url`: every run of
+/// 40 or more `base64` bytes (`AWS_SECRET_KEY`) and of 27 or more
+/// `base64url` bytes (`dot_token_runs`) lies in one, and the bytes on
+/// either side of one are in neither class. One skip-ahead scan of the text
+/// serves both (`runs_within`), which then read only these runs.
+pub(super) fn token_runs(s: &str, classes: &Classes) -> Ranges {
+    class_runs(s, &classes.token, 27)
+}
+
 /// Candidates for the Discord bot token pattern (`DISCORD_BOT`): the
 /// starts of the maximal runs of at least 27 bytes of `[A-Za-z0-9_-]`
-/// (`class`) that follow a dot with another dot eight bytes before the run
-/// (`.XXXXXX.` then the run). A match's third part is such a run: 27 or
-/// more bytes of the class after the second dot, which is not in the
-/// class. The runs are found by `class_runs`' skip-ahead scan, so prose and
-/// logs are mostly not read byte by byte.
-pub(super) fn dot_token_runs(s: &str, class: &ByteClass) -> Vec<usize> {
+/// (`runs`, from `class_runs` or `runs_within`) that follow a dot with
+/// another dot eight bytes before the run (`.XXXXXX.` then the run). A
+/// match's third part is such a run: 27 or more bytes of the class after
+/// the second dot, which is not in the class.
+pub(super) fn dot_token_runs(s: &str, runs: &[(usize, usize)]) -> Vec<usize> {
     let b = s.as_bytes();
-    class_runs(s, class, 27)
-        .into_iter()
-        .map(|(a, _)| a)
+    runs.iter()
+        .map(|&(a, _)| a)
         .filter(|&a| a >= 8 && b[a - 1] == b'.' && b[a - 8] == b'.')
         .collect()
 }
@@ -99,6 +128,8 @@ pub(super) struct Classes {
     pub(super) base64: ByteClass,
     /// `[A-Za-z0-9_-]` (base64url: the parts of a dotted token).
     pub(super) base64url: ByteClass,
+    /// `[A-Za-z0-9/+_-]`: both of the above (`token_runs`).
+    pub(super) token: ByteClass,
 }
 
 impl Classes {
@@ -106,6 +137,7 @@ impl Classes {
         Classes {
             base64: ByteClass::new(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'+'),
             base64url: ByteClass::new(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-'),
+            token: ByteClass::new(|b| b.is_ascii_alphanumeric() || b"/+_-".contains(&b)),
         }
     }
 }

@@ -191,7 +191,15 @@ fn strategies_agree(s: &str) -> Result<(), TestCaseError> {
         match d.search {
             Search::Regex => {}
             Search::Base64Runs => {
-                prop_assert_eq!(class_runs(s, &e.classes.base64, 40), want, "{}", d.code);
+                prop_assert_eq!(
+                    class_runs(s, &e.classes.base64, 40),
+                    want.clone(),
+                    "{}",
+                    d.code
+                );
+                let tokens = token_runs(s, &e.classes);
+                let within = runs_within(s, &tokens, &e.classes.base64, 40);
+                prop_assert_eq!(within, want, "{}", d.code);
             }
             Search::SsnLines => {
                 prop_assert_eq!(line_matches(&d.re, s, &digits.ssn), want, "{}", d.code);
@@ -209,7 +217,9 @@ fn strategies_agree(s: &str) -> Result<(), TestCaseError> {
                 prop_assert_eq!(line_matches(&d.re, s, &digits.slashed), want, "{}", d.code);
             }
             Search::DotTokenLines => {
-                let c = dot_token_runs(s, &e.classes.base64url);
+                let tokens = token_runs(s, &e.classes);
+                let runs = runs_within(s, &tokens, &e.classes.base64url, 27);
+                let c = dot_token_runs(s, &runs);
                 prop_assert_eq!(line_matches(&d.re, s, &c), want, "{}", d.code);
             }
             Search::KeywordLines => {
@@ -262,6 +272,22 @@ proptest! {
     #[test]
     fn search_strategies_find_exactly_the_regex_matches(s in text(60)) {
         strategies_agree(&s)?;
+    }
+
+    /// One scan of the union class's runs, then each class within them,
+    /// gives exactly each class's runs over the whole text.
+    #[test]
+    fn class_runs_within_token_runs_are_the_class_runs(
+        s in "[a-zA-Z0-9/+_. -]{0,200}",
+        min in 1usize..60,
+    ) {
+        let e = engine().map_err(|x| TestCaseError::fail(x.to_string()))?;
+        let tokens = token_runs(&s, &e.classes);
+        prop_assert_eq!(&tokens, &class_runs(&s, &e.classes.token, 27));
+        for (class, least) in [(&e.classes.base64, 40), (&e.classes.base64url, 27)] {
+            let min = min.max(least);
+            prop_assert_eq!(runs_within(&s, &tokens, class, min), class_runs(&s, class, min));
+        }
     }
 
     #[test]
@@ -544,7 +570,7 @@ proptest! {
 /// each lane boundary is found once, and long generated texts agree.
 #[test]
 fn the_lanes_of_long_texts_find_every_keyword_once() {
-    for n in [4096usize, 4099, 5000, 65_537] {
+    for n in [256usize, 257, 300, 1000, 4096, 4099, 5000, 65_537] {
         let q = n / 4;
         for word in ["secret", "sk", "do anything now", "age-secret-key-1", "://"] {
             for boundary in [q, 2 * q, 3 * q, 4 * q] {
