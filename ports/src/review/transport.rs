@@ -765,6 +765,50 @@ where
     Ok(PreReceive::Judged(decision, refused_bundles(&read)))
 }
 
+/// The parsed bundles of one note, and the signature policy's answer for
+/// each (lineage, records) already judged: every line of a lineage with the
+/// same records is judged with the same signatures (the note's, core's
+/// [`with_note_attestations`]), so once per note, however many lines repeat
+/// them (red team round 3: 400 lines of junk signatures).
+struct NoteLines<'a> {
+    bundles: Vec<&'a Bundle>,
+    judged: std::cell::RefCell<
+        std::collections::HashMap<(LineageId, Vec<u8>), Result<(), ReceiveDenial>>,
+    >,
+}
+
+impl<'a> NoteLines<'a> {
+    fn new(bundles: Vec<&'a Bundle>) -> Self {
+        Self {
+            bundles,
+            judged: std::cell::RefCell::default(),
+        }
+    }
+
+    /// `policy` over `b` with the note's signatures for its lineage.
+    fn judge<P: Fn(&Bundle) -> Result<(), ReceiveDenial>>(
+        &self,
+        b: &Bundle,
+        policy: &P,
+    ) -> Result<(), ReceiveDenial> {
+        let Ok(records) = probity_core::canonical::canonical_bytes(&b.records) else {
+            return policy(&with_note_attestations(b, &self.bundles));
+        };
+        let key = (
+            b.lineage_id.clone(),
+            probity_core::digest::Sha256Digest::plain(&records)
+                .as_bytes()
+                .to_vec(),
+        );
+        if let Some(answer) = self.judged.borrow().get(&key) {
+            return answer.clone();
+        }
+        let answer = policy(&with_note_attestations(b, &self.bundles));
+        self.judged.borrow_mut().insert(key, answer.clone());
+        answer
+    }
+}
+
 /// Verifies one parsed bundle of a note against this repository, passes it
 /// through the signature policy and imports it into `scratch`, recording
 /// the outcome of line `number` in `read`.
@@ -775,7 +819,7 @@ fn import_line<G, S, P>(
     read: &mut NoteAuthority,
     number: usize,
     b: &Bundle,
-    note: &[&Bundle],
+    note: &NoteLines<'_>,
 ) -> Result<(), TransportError>
 where
     G: GitPort + ExportGit + ManifestGit,
@@ -793,7 +837,7 @@ where
     // an unsigned bundle published before its signed twin stays in the
     // append-only notes. The line's signatures count with those of the
     // note's other lines for its lineage (two signers in two clones).
-    if let Err(d) = signature_policy(&with_note_attestations(b, note)) {
+    if let Err(d) = note.judge(b, signature_policy) {
         read.policy_refused(number, &d.reason_code, d.message, d.next_action);
         return Ok(());
     }
@@ -875,7 +919,7 @@ where
                 ),
             }
         }
-        let note: Vec<&Bundle> = parsed.iter().map(|(_, b)| b).collect();
+        let note = NoteLines::new(parsed.iter().map(|(_, b)| b).collect());
         for (i, b) in &parsed {
             match import_rank(b, delivered.as_ref().map(|(base, tree)| (base, tree))) {
                 0 => import_line(git, scratch, signature_policy, &mut read, i + 1, b, &note)?,
@@ -898,11 +942,11 @@ where
             })?;
             // The note's bundles again (it was not held between passes):
             // each line's signatures count with its siblings'.
-            let note: Vec<Bundle> = lines
+            let bundles: Vec<Bundle> = lines
                 .iter()
                 .filter_map(|l| Bundle::from_bytes(l).ok())
                 .collect();
-            let note: Vec<&Bundle> = note.iter().collect();
+            let note = NoteLines::new(bundles.iter().collect());
             for &(i, _) in later.iter().filter(|(_, r)| *r == rank) {
                 let Some(line) = lines.get(i) else { continue };
                 let b = Bundle::from_bytes(line)?;

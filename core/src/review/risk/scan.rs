@@ -237,11 +237,7 @@ pub(super) fn indented_code(bytes: &[u8], columns: u64) -> bool {
 fn quoted(line: &[u8]) -> &[u8] {
     let mut rest = line;
     loop {
-        let trimmed = rest
-            .iter()
-            .take(3)
-            .take_while(|b| **b == b' ')
-            .count();
+        let trimmed = rest.iter().take(3).take_while(|b| **b == b' ').count();
         match rest[trimmed..].split_first() {
             Some((b'>', tail)) => {
                 rest = tail
@@ -274,7 +270,11 @@ fn indentation(line: &[u8]) -> (u64, &[u8]) {
 /// digits and `.` or `)`) at the start of `rest`, when the marker is
 /// followed by a space or a tab.
 fn list_marker(rest: &[u8]) -> Option<&[u8]> {
-    let digits = rest.iter().take(9).take_while(|b| b.is_ascii_digit()).count();
+    let digits = rest
+        .iter()
+        .take(9)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
     let after = match rest.get(digits) {
         Some(b'-' | b'*' | b'+') if digits == 0 => &rest[1..],
         Some(b'.' | b')') if digits > 0 => &rest[digits + 1..],
