@@ -772,10 +772,11 @@ where
 /// them (red team round 3: 400 lines of junk signatures).
 struct NoteLines<'a> {
     bundles: Vec<&'a Bundle>,
-    judged: std::cell::RefCell<
-        std::collections::HashMap<(LineageId, Vec<u8>), Result<(), ReceiveDenial>>,
-    >,
+    judged: std::cell::RefCell<Judged>,
 }
+
+/// The policy's answers by (lineage, digest of the records' bytes).
+type Judged = std::collections::BTreeMap<(LineageId, Vec<u8>), Result<(), ReceiveDenial>>;
 
 impl<'a> NoteLines<'a> {
     fn new(bundles: Vec<&'a Bundle>) -> Self {

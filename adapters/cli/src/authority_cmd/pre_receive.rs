@@ -128,7 +128,7 @@ fn signature_policy<'a>(
     // note's, D-R119 and red team round 3), so each distinct bundle costs
     // its signature checks once, however many lines repeat it.
     let answered: std::cell::RefCell<
-        std::collections::HashMap<Vec<u8>, Result<(), ReceiveDenial>>,
+        std::collections::BTreeMap<Vec<u8>, Result<(), ReceiveDenial>>,
     > = std::cell::RefCell::default();
     let judge = move |bundle: &Bundle| -> Result<(), ReceiveDenial> {
         if !policy.require_signature && policies.is_empty() && checks.is_empty() {
