@@ -145,8 +145,10 @@ fn deleting_a_protected_branch_is_denied_unless_the_server_allows_it() {
     s.push(&["origin", "HEAD:refs/heads/wip"]).unwrap();
     s.push(&["origin", ":refs/heads/wip"]).unwrap();
     assert_eq!(s.server_rev("refs/heads/wip"), None);
-    // The administrator allows deletions: then main may go, and its
-    // re-creation is judged as any new protected ref is.
+    // The administrator allows deletions: then main may go. A push cannot
+    // re-create the branch the server's HEAD names (its policy governs
+    // every push, D-R121); the administrator re-creates it, and what a
+    // push then delivers onto it is judged as ever.
     s.f.git_in(
         &s.server,
         &["config", "probity.allowProtectedDeletion", "true"],
@@ -158,12 +160,18 @@ fn deleting_a_protected_branch_is_denied_unless_the_server_allows_it() {
     assert_eq!(s.server_rev("refs/heads/main"), None);
     s.commit_empty();
     let err = s.push(&["origin", "HEAD:refs/heads/main"]).unwrap_err();
+    assert!(err.contains("default_branch_unborn"), "{err}");
+    assert_eq!(s.server_rev("refs/heads/main"), None);
+    let kept = before.clone().unwrap();
+    s.f.git_in(&s.server, &["update-ref", "refs/heads/main", &kept])
+        .unwrap();
+    let err = s.push(&["origin", "HEAD:refs/heads/main"]).unwrap_err();
     assert!(err.contains("receipt_missing"), "{err}");
     assert!(
         err.contains(&parked[..12]) || err.contains(&parked),
         "{err}"
     );
-    assert_eq!(s.server_rev("refs/heads/main"), None);
+    assert_eq!(s.server_rev("refs/heads/main"), Some(kept));
 }
 
 #[test]
