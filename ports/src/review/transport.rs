@@ -775,7 +775,7 @@ struct NoteLines<'a> {
     judged: std::cell::RefCell<Judged>,
 }
 
-/// The policy's answers by (lineage, digest of the records' bytes).
+/// The policy's answers by (lineage, the records' canonical bytes).
 type Judged = std::collections::BTreeMap<(LineageId, Vec<u8>), Result<(), ReceiveDenial>>;
 
 impl<'a> NoteLines<'a> {
@@ -795,12 +795,9 @@ impl<'a> NoteLines<'a> {
         let Ok(records) = probity_core::canonical::canonical_bytes(&b.records) else {
             return policy(&with_note_attestations(b, &self.bundles));
         };
-        let key = (
-            b.lineage_id.clone(),
-            probity_core::digest::Sha256Digest::plain(&records)
-                .as_bytes()
-                .to_vec(),
-        );
+        // Keyed by the records' own bytes: a cache, never a digest anything
+        // else reads.
+        let key = (b.lineage_id.clone(), records);
         if let Some(answer) = self.judged.borrow().get(&key) {
             return answer.clone();
         }

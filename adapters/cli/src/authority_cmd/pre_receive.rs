@@ -196,13 +196,12 @@ fn signature_policy<'a>(
         super::policy_gate::check_bundle(repo, &port, &policies, bundle, &refs, &statements)?;
         super::policy_gate::check_required_checks(repo, &checks, bundle, &statements)
     };
+    // Keyed by the bundle's own bytes: a cache, never a digest anything
+    // else reads.
     Ok(move |bundle: &Bundle| {
         let Ok(key) = probity_core::canonical::canonical_bytes(bundle) else {
             return judge(bundle);
         };
-        let key = probity_core::digest::Sha256Digest::plain(&key)
-            .as_bytes()
-            .to_vec();
         if let Some(answer) = answered.borrow().get(&key) {
             return answer.clone();
         }
