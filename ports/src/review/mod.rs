@@ -14,6 +14,7 @@ mod error;
 mod finalize;
 mod gates;
 mod model_run;
+mod notes_update;
 mod read;
 mod recheck;
 mod release;

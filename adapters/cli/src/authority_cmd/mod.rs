@@ -723,6 +723,7 @@ mod policy;
 mod policy_gate;
 mod pre_receive;
 pub mod push_verdict;
+mod receive_refs;
 mod show;
 mod start;
 mod status;

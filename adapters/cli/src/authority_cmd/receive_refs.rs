@@ -1,0 +1,147 @@
+//! The refs a server-hook push is judged by: the policy bases of each
+//! protected update (its old tip and the default branch, D-R110, D-R115,
+//! D-R117), the creation of an unborn `HEAD`'s branch (D-R121), and the
+//! ref git writes through a symbolic ref (D-R117, D-R121).
+
+use probity_core::review::{CommitId, DefaultBranch, NOTES_REF, ReceiveUpdate};
+use probity_git::Repo;
+use probity_ports::review::ReceiveDenial;
+
+use super::pre_receive::repo_err;
+use crate::output::{CliError, ErrorKind};
+
+/// Where an update's policy bases come from besides its old tip.
+pub(super) enum PolicyBases<'a> {
+    /// The hook: the repository's default branch (`HEAD`, read exactly),
+    /// or every protected tip when `HEAD` names no commit holding a policy
+    /// ([`probity_core::review::new_ref_policy_bases`]).
+    Hook,
+    /// The CI range form, whose checkout's `HEAD` is the pushed commit,
+    /// never the default branch: the commits `--policy-base` names.
+    Given(&'a [CommitId]),
+}
+
+/// The bases the repository policy is read from for the judged updates
+/// ([`probity_core::review::protected_update_policy_bases`]): each judged
+/// ref's old tip and, always, the default branch ([`PolicyBases`]);
+/// deletions deliver nothing. The hook judges only protected refs; the CI
+/// range form judges every update it is given, a tag included.
+pub(super) fn policy_bases(
+    repo: &Repo,
+    updates: &[ReceiveUpdate],
+    from: PolicyBases<'_>,
+) -> Result<Vec<CommitId>, CliError> {
+    let globs = repo.protected_refs().map_err(repo_err)?;
+    let every = matches!(from, PolicyBases::Given(_));
+    let judged: Vec<&ReceiveUpdate> = updates
+        .iter()
+        .filter(|u| {
+            u.new.is_some() && (every || probity_core::review::is_protected(&globs, &u.refname))
+        })
+        .collect();
+    let default_branch = match from {
+        PolicyBases::Given(bases) => bases.to_vec(),
+        PolicyBases::Hook if judged.is_empty() => Vec::new(),
+        PolicyBases::Hook => {
+            // `HEAD` itself, never a pushed tag or branch spelled `HEAD`
+            // that git's lookup rules would also match (or take for an
+            // unborn `HEAD`).
+            let head = repo.exact_commit("HEAD").map_err(repo_err)?;
+            let head = match head {
+                Some(h) if super::policy_gate::holds_policy(repo, &h)? => {
+                    DefaultBranch::Governed(h)
+                }
+                _ => DefaultBranch::Ungoverned,
+            };
+            let tips = if head == DefaultBranch::Ungoverned {
+                repo.own_tips().map_err(repo_err)?
+            } else {
+                Vec::new()
+            };
+            probity_core::review::new_ref_policy_bases(head, &tips, &globs)
+        }
+    };
+    let mut bases = Vec::new();
+    for u in judged {
+        for b in
+            probity_core::review::protected_update_policy_bases(u.old.as_ref(), &default_branch)
+        {
+            if !bases.contains(&b) {
+                bases.push(b);
+            }
+        }
+    }
+    Ok(bases)
+}
+
+/// The hook's refusal of a push that creates the branch an unborn `HEAD`
+/// names while protected refs exist
+/// ([`probity_core::review::check_default_branch_creation`]). Read only
+/// when a push creates a branch and `HEAD` names no commit.
+pub(super) fn unborn_head_creation(
+    repo: &Repo,
+    updates: &[ReceiveUpdate],
+) -> Result<Option<ReceiveDenial>, CliError> {
+    if !updates.iter().any(|u| u.old.is_none() && u.new.is_some())
+        || repo.exact_commit("HEAD").map_err(repo_err)?.is_some()
+    {
+        return Ok(None);
+    }
+    let head_names = repo.symbolic_target("HEAD").map_err(repo_err)?;
+    let globs = repo.protected_refs().map_err(repo_err)?;
+    let protected = repo
+        .own_tips()
+        .map_err(repo_err)?
+        .iter()
+        .any(|(name, _)| probity_core::review::is_protected(&globs, name));
+    for u in updates {
+        if let Err(e) =
+            probity_core::review::check_default_branch_creation(u, head_names.as_deref(), protected)
+        {
+            return Ok(Some(ReceiveDenial {
+                reason_code: e.code().into(),
+                refname: u.refname.clone(),
+                commit: u.new.clone(),
+                message: e.to_string(),
+                next_action: "ask_administrator",
+            }));
+        }
+    }
+    Ok(None)
+}
+
+/// How deep git follows symbolic refs (its `SYMREF_MAXDEPTH`).
+const SYMREF_DEPTH: usize = 5;
+
+/// The ref an update of `refname` moves: a push to a symbolic ref on the
+/// server (`refs/tags/latest` naming `refs/heads/main`, kept by an
+/// administrator for an old name) moves, or deletes, the ref it names,
+/// so it is judged as that ref (red team round 2); a protected name that
+/// writes an unprotected ref is judged by the protected name.
+pub(super) fn judged_name(
+    repo: &Repo,
+    refname: &str,
+    globs: &[String],
+) -> Result<String, CliError> {
+    let mut name = refname.to_owned();
+    for _ in 0..SYMREF_DEPTH {
+        match repo.symbolic_target(&name).map_err(repo_err)? {
+            Some(target) => name = target,
+            None => {
+                // A protected name through which git writes an unprotected
+                // ref is judged by the protected name (red team round 3):
+                // protection follows either name, never neither.
+                let by_alias = name != NOTES_REF
+                    && probity_core::review::is_protected(globs, refname)
+                    && !probity_core::review::is_protected(globs, &name);
+                return Ok(if by_alias { refname.to_owned() } else { name });
+            }
+        }
+    }
+    Err(CliError::new(
+        ErrorKind::Repository,
+        "repository_error",
+        format!("{refname} is a symbolic ref more than {SYMREF_DEPTH} levels deep (or a loop)"),
+        "fix the server's symbolic refs",
+    ))
+}

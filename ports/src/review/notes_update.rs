@@ -1,0 +1,80 @@
+//! The notes ref's own rules at the server (R11, D-R121): the update
+//! only fast-forwards, keeps every line of every note the server holds,
+//! and adds only notes at canonical paths within their bounds; the notes
+//! commit authority is then read from.
+
+use probity_core::review::{
+    CommitId, MAX_NOTE_BYTES, NOTES_REF, ReceiveUpdate, check_added_notes, check_note_growth,
+    check_notes_update,
+};
+
+use super::*;
+
+/// A notes-ref update refused for the note on `commit` (`detail` after
+/// its name, when there is one).
+fn note_denial(
+    d: probity_core::review::NotesRefDenial,
+    commit: &CommitId,
+    detail: &str,
+) -> ReceiveDenial {
+    let sep = if detail.is_empty() { "" } else { " " };
+    ReceiveDenial {
+        reason_code: d.code().into(),
+        refname: NOTES_REF.into(),
+        commit: Some(commit.clone()),
+        message: format!("{d}: the note on {commit}{sep}{detail}"),
+        next_action: "repair",
+    }
+}
+
+/// The notes commit authority is read from after the push: the pushed one
+/// when the push updates the notes ref (after the append-only rule), else
+/// the ref as it is.
+pub(super) fn notes_after<G: RangeGit + NotesGit>(
+    git: &G,
+    updates: &[ReceiveUpdate],
+) -> Result<Result<Option<CommitId>, ReceiveDenial>, TransportError> {
+    let Some(u) = updates.iter().find(|u| u.refname == NOTES_REF) else {
+        return Ok(Ok(git.notes_tip()?));
+    };
+    let fast_forward = match (&u.old, &u.new) {
+        (Some(o), Some(n)) => git.is_ancestor(o, n)?,
+        _ => false,
+    };
+    if let Err(d) = check_notes_update(u, fast_forward) {
+        return Ok(Err(ReceiveDenial {
+            reason_code: d.code().into(),
+            refname: NOTES_REF.into(),
+            commit: None,
+            message: d.to_string(),
+            next_action: "repair",
+        }));
+    }
+    // What the push adds to the notes tree is stored for good (the ref only
+    // grows): notes at canonical paths, each and all within their bounds
+    // (red team rounds 2 and 3); only sizes are read.
+    if let Some(new) = &u.new
+        && let Err((d, path)) = check_added_notes(&git.added_note_files(u.old.as_ref(), new)?)
+    {
+        let at = path.map(|p| format!(": {p}")).unwrap_or_default();
+        return Ok(Err(ReceiveDenial {
+            reason_code: d.code().into(),
+            refname: NOTES_REF.into(),
+            commit: None,
+            message: format!("{d}{at}"),
+            next_action: "repair",
+        }));
+    }
+    // A fast-forward keeps every line of every note the server holds: only
+    // the notes whose blob changed are read.
+    if let (Some(old), Some(new)) = (&u.old, &u.new) {
+        for c in git.changed_notes(old, new)? {
+            let before = git.read_note(old, &c, MAX_NOTE_BYTES)?.unwrap_or_default();
+            let after = git.read_note(new, &c, MAX_NOTE_BYTES)?;
+            if let Err(d) = check_note_growth(&before, after.as_deref()) {
+                return Ok(Err(note_denial(d, &c, "")));
+            }
+        }
+    }
+    Ok(Ok(u.new.clone()))
+}
