@@ -479,17 +479,11 @@ fn a_self_disputed_blocker_needs_the_maintainers_signature() {
     assert_eq!(t.server_main(), Some(c));
 }
 
-#[test]
-fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
-    let t = Team::new();
-    let (lineage, _, c) = t.review_encrypt();
-    t.sign(&t.agent, &lineage);
-    probity_ok(t.f.root(), &["publish"]);
-    // Alice fetches the agent's branch and its notes, as she would a
-    // teammate's pull request, imports the review, signs it with her own
-    // key and pushes.
-    let d = tempfile::tempdir().unwrap();
-    let mine = d.path().join("alice");
+/// Alice's clone under `dir`: she fetches the agent's branch and its
+/// notes, as she would a teammate's pull request, imports the review of
+/// `c` and signs `lineage` with her own key there. Returns her clone.
+fn alice_signs_in_her_clone(t: &Team, dir: &Path, lineage: &str, c: &str) -> PathBuf {
+    let mine = dir.join("alice");
     let key = ("probity.signingKey", t.alice.to_str().unwrap());
     alices_clone(&t.f, &t.server, &mine, &[key]);
     let agent = t.f.root().to_str().unwrap();
@@ -507,7 +501,7 @@ fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
     t.f.git_in(&mine, &["merge", "-q", "--ff-only", "agent/main"])
         .unwrap();
     let note =
-        t.f.git_in(&mine, &["notes", "--ref=probity", "show", &c])
+        t.f.git_in(&mine, &["notes", "--ref=probity", "show", c])
             .unwrap();
     let bundle = t.inputs.path().join("bundle.json");
     std::fs::write(&bundle, note).unwrap();
@@ -515,9 +509,21 @@ fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
     output_ok(
         std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
             .args(["--cwd", mine.to_str().unwrap()])
-            .args(["attest", "--lineage", &lineage, "--sign"])
+            .args(["attest", "--lineage", lineage, "--sign"])
             .env("HOME", t.keys.path()),
     );
+    mine
+}
+
+#[test]
+fn the_maintainer_signs_in_her_own_clone_and_lands_the_change() {
+    let t = Team::new();
+    let (lineage, _, c) = t.review_encrypt();
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["publish"]);
+    // Alice signs in her own clone and pushes from there.
+    let d = tempfile::tempdir().unwrap();
+    let mine = alice_signs_in_her_clone(&t, d.path(), &lineage, &c);
     probity_ok(&mine, &["push", "origin", "main"]);
     assert_eq!(t.server_main(), Some(c));
 }
@@ -533,38 +539,9 @@ fn two_signers_in_parallel_clones_meet_the_roles_in_one_note() {
     let t = Team::new();
     let (lineage, _, c) = t.review_encrypt();
     probity_ok(t.f.root(), &["publish"]);
-    // Alice takes the agent's branch and its notes, imports the review,
-    // signs it in her own clone and publishes there.
+    // Alice signs in her own clone and publishes there.
     let d = tempfile::tempdir().unwrap();
-    let mine = d.path().join("alice");
-    let key = ("probity.signingKey", t.alice.to_str().unwrap());
-    alices_clone(&t.f, &t.server, &mine, &[key]);
-    let agent = t.f.root().to_str().unwrap();
-    t.f.git_in(
-        &mine,
-        &[
-            "fetch",
-            "-q",
-            agent,
-            "main:refs/remotes/agent/main",
-            "refs/notes/probity:refs/notes/probity",
-        ],
-    )
-    .unwrap();
-    t.f.git_in(&mine, &["merge", "-q", "--ff-only", "agent/main"])
-        .unwrap();
-    let note =
-        t.f.git_in(&mine, &["notes", "--ref=probity", "show", &c])
-            .unwrap();
-    let bundle = t.inputs.path().join("bundle.json");
-    std::fs::write(&bundle, note).unwrap();
-    probity_ok(&mine, &["bundle", "import", bundle.to_str().unwrap()]);
-    output_ok(
-        std::process::Command::new(env!("CARGO_BIN_EXE_probity"))
-            .args(["--cwd", mine.to_str().unwrap()])
-            .args(["attest", "--lineage", &lineage, "--sign"])
-            .env("HOME", t.keys.path()),
-    );
+    let mine = alice_signs_in_her_clone(&t, d.path(), &lineage, &c);
     // `agent/main` holds the commit, so it is published by range.
     probity_ok(&mine, &["publish", "--range", &format!("{c}~1..{c}")]);
     // Meanwhile the agent, a reviewer, signs in its own clone.
