@@ -127,18 +127,11 @@ pub fn read_policies(
             continue;
         };
         let policy = RepoPolicy::parse(&bytes).map_err(|e| invalid(base, e.to_string()))?;
-        let policy_bytes = bytes;
-        let signers = match (configured, policy.allowed_signers()) {
-            (Some(p), _) => {
-                let content = (policy_bytes.clone(), None);
-                if in_force.contains(&content) {
-                    continue;
-                }
-                in_force.push(content);
-                Some(Signers::Configured(p.to_path_buf()))
-            }
+        // The signers file's bytes when the base names one (the server's
+        // own file, when configured, is the same for every base).
+        let base_signers = match (configured, policy.allowed_signers()) {
             (None, Some(path)) => {
-                let bytes = repo
+                let signers = repo
                     .read_path(base.as_str(), path, MAX_BASE_SIGNERS_BYTES)
                     .map_err(repo_error)?
                     .ok_or_else(|| {
@@ -149,7 +142,7 @@ pub fn read_policies(
                             ),
                         )
                     })?;
-                if bytes.len() > MAX_BASE_SIGNERS_BYTES {
+                if signers.len() > MAX_BASE_SIGNERS_BYTES {
                     return Err(invalid(
                         base,
                         format!(
@@ -157,24 +150,24 @@ pub fn read_policies(
                         ),
                     ));
                 }
-                let content = (policy_bytes.clone(), Some(bytes.clone()));
-                if in_force.contains(&content) {
-                    continue;
-                }
+                Some(signers)
+            }
+            _ => None,
+        };
+        let content = (bytes, base_signers);
+        if in_force.contains(&content) {
+            continue;
+        }
+        let signers = match (configured, &content.1) {
+            (Some(p), _) => Some(Signers::Configured(p.to_path_buf())),
+            (None, Some(signers)) => {
                 let mut tmp = tempfile::NamedTempFile::new().map_err(repo_error)?;
-                std::io::Write::write_all(&mut tmp, &bytes).map_err(repo_error)?;
-                in_force.push(content);
+                std::io::Write::write_all(&mut tmp, signers).map_err(repo_error)?;
                 Some(Signers::FromBase(tmp))
             }
-            (None, None) => {
-                let content = (policy_bytes.clone(), None);
-                if in_force.contains(&content) {
-                    continue;
-                }
-                in_force.push(content);
-                None
-            }
+            (None, None) => None,
         };
+        in_force.push(content);
         if policy.requires_signatures() && signers.is_none() {
             return Err(invalid(
                 base,
