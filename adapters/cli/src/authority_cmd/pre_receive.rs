@@ -532,7 +532,7 @@ pub fn next_hint(code: &str) -> &'static str {
             "ask the server's administrator, in the server's repository, to point HEAD at the team's branch (`git symbolic-ref HEAD refs/heads/main`) or to create the branch HEAD names at the commit the team agrees on (`git update-ref refs/heads/<branch> <commit>`), then push again"
         }
         "base_advanced" => {
-            "rebase the proposal onto the base's tip the reason names (`git rebase <tip>`), review the rebased commits as committed (`probity start --range <tip>..HEAD`, the lenses, `probity finalize`), then push the rebased branch with Probity's `push`, which publishes their notes with it"
+            "rebase the proposal onto the base's tip the reason names (`git rebase <tip>`), review the rebased commits as committed (`probity start --range <tip>..HEAD`, the lenses, `probity finalize`), then `probity push` the rebased branch"
         }
         "note_path_invalid" => {
             "push notes as Probity writes them: start again from the server's (`git fetch origin +refs/notes/probity:refs/notes/probity`), then `probity publish` and push"
@@ -617,21 +617,49 @@ pub enum Judged<'a> {
 }
 
 impl Judged<'_> {
-    /// `next` as this form's pusher follows it: a step that publishes
-    /// (`probity publish`, or `probity push`, which publishes) names the
-    /// range when the commits are on the remote already.
-    fn step(self, next: &'static str) -> Cow<'static, str> {
+    /// `next`, the step for `code`, as this form's pusher follows it: when
+    /// the commits are on the remote already and the fix is new authority
+    /// for those same commits ([`fixed_by_publishing`]), it names the
+    /// range to publish.
+    fn step(self, code: &str, next: &'static str) -> Cow<'static, str> {
         match self {
-            Judged::OnRemote(range)
-                if next.contains("probity publish") || next.contains("probity push") =>
-            {
-                Cow::Owned(format!(
-                    "{next}. The commits are on the remote already, where a plain `probity publish` or `probity push` does not reach them: publish their notes with `probity publish --range {range}` and push the notes with `git push <remote> refs/notes/probity`"
-                ))
-            }
+            Judged::OnRemote(range) if fixed_by_publishing(code) => Cow::Owned(format!(
+                "{next}. The commits are on the remote already, where a plain `probity publish` or `probity push` does not reach them: publish their notes with `probity publish --range {range}` and push the notes with `git push <remote> refs/notes/probity`"
+            )),
             _ => Cow::Borrowed(next),
         }
     }
+}
+
+/// Whether a denial with `code` is fixed by new authority for the commits
+/// already pushed (a review, a signature, a check), published as their
+/// notes; not when the fix makes new commits (a squash, a rebase, other
+/// bytes) or repairs the notes ref itself.
+fn fixed_by_publishing(code: &str) -> bool {
+    !matches!(
+        code,
+        "approval_spent"
+            | "base_advanced"
+            | "delivery_partial"
+            | "history_not_reviewed"
+            | "delivery_too_large"
+            | "delivery_not_fast_forward"
+            | "delivery_empty"
+            | "notes_line_removed"
+            | "notes_ref_deleted"
+            | "notes_ref_rewritten"
+            | "note_path_invalid"
+            | "input_too_large"
+            | "protected_ref_deleted"
+            | "default_branch_unborn"
+            | "objects_missing"
+            | "allowed_signers_missing"
+            | "allowed_signers_not_found"
+            | "unreadable_input"
+            | "input_not_regular"
+            | "signing_tool"
+            | "server_misconfigured"
+    )
 }
 
 pub fn denial_answer(
@@ -640,7 +668,7 @@ pub fn denial_answer(
     d: &ReceiveDenial,
     judged: Judged<'_>,
 ) -> Result<ExitCode, CliError> {
-    let next = judged.step(next_hint(&d.reason_code));
+    let next = judged.step(&d.reason_code, next_hint(&d.reason_code));
     let answer = DenialAnswer {
         gate,
         decision: Decision::Deny,
@@ -719,7 +747,7 @@ fn decision_answer(
     let next = if allow {
         Cow::Borrowed("none")
     } else {
-        judged.step(denial_next(&code, notes_pushed))
+        judged.step(&code, denial_next(&code, notes_pushed))
     };
     let answer = NotesAnswer {
         decision: DecisionView::named(d, gate),
