@@ -251,6 +251,23 @@ fn a_note_the_push_adds_is_held_to_the_note_bound() {
         assert!(err.contains("note_path_invalid"), "{name}: {err}");
         assert_eq!(s.server_rev("refs/notes/probity"), Some(published.clone()));
     }
+    // A gitlink at a note's path is no note either: refused by name, not
+    // read as a server fault.
+    let mut entries = String::from_utf8(
+        s.f.git(&["ls-tree", &format!("{published}^{{tree}}")])
+            .unwrap(),
+    )
+    .unwrap();
+    let other = s.rev(s.f.root(), "HEAD~1").unwrap();
+    entries.push_str(&format!("160000 commit {base}\t{other}\n"));
+    let tree = git_in(&["mktree"], entries.as_bytes());
+    let commit = git_in(&["commit-tree", &tree, "-p", &published, "-m", "link"], b"");
+    s.f.git(&["update-ref", "refs/notes/probity", &commit])
+        .unwrap();
+    let err = s.push(&["origin", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("input_too_large"), "{err}");
+    assert!(err.contains(&other), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
 }
 
 /// Commit `C` (the medium change on `main`'s tip) made in `s.f` and put on
