@@ -234,6 +234,7 @@ fn main() -> ExitCode {
                     Output {
                         json: true,
                         surface: Default::default(),
+                        checks: Default::default(),
                     }
                     .error(&usage_error(&e)),
                 );
@@ -245,6 +246,7 @@ fn main() -> ExitCode {
     let out = Output {
         json: cli.global.json,
         surface: Default::default(),
+        checks: Default::default(),
     };
     // Ctrl-C, SIGTERM and SIGHUP still end Probity at once, but first stop
     // its children and remove its temporary files (an index copy in the git

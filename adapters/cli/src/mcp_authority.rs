@@ -20,7 +20,7 @@
 use std::path::PathBuf;
 
 use clap::Parser as _;
-use probity_core::review::tool;
+use probity_core::review::{Checks, tool};
 use probity_mcp::{ToolAnswer, ToolDef, ToolHandler};
 use serde_json::{Value, json};
 
@@ -31,6 +31,27 @@ pub const INSTRUCTIONS: &str = "The Probity review lifecycle: `start` freezes th
 pub struct AuthorityTools {
     /// The server's own `--cwd`, given to every call.
     pub cwd: Option<PathBuf>,
+    /// Whether `finalize` runs the argv an agent gives (`evidence_cmd`,
+    /// `--allow-evidence-cmd`) or the server runs no command (D-R123).
+    pub checks: Checks,
+}
+
+/// `evidence_cmd` given to a server that runs no command (D-R123): refused
+/// before anything runs, with the step that works (the check's output as
+/// `evidence`).
+fn no_commands(lineage: Option<&Value>) -> ToolAnswer {
+    let lineage = lineage
+        .and_then(Value::as_str)
+        .and_then(|l| probity_core::review::LineageId::parse(l).ok());
+    let next = probity_core::review::give_check_output(lineage.as_ref());
+    ToolAnswer {
+        text: json!({"error": {"kind": "usage", "code": "evidence_cmd_not_served",
+            "message": "this server runs no command: `evidence_cmd` is served only by `probity mcp --authority --allow-evidence-cmd`",
+            "next_action": "give the check's output as `evidence` (the harness runs the check on the frozen candidate), or have the operator start the server with --allow-evidence-cmd where the agent may run commands anyway",
+            "next_tool": serde_json::to_value(&next).unwrap_or(Value::Null)}})
+        .to_string(),
+        is_error: true,
+    }
 }
 
 fn lens_enum() -> Value {
@@ -324,6 +345,41 @@ impl AuthorityTools {
     }
 }
 
+impl AuthorityTools {
+    /// `finalize`: with `evidence_cmd` (and its timeout) only on a server
+    /// that runs checks (D-R123).
+    fn finalize_tool(&self, doc: Value, lineage: Value) -> ToolDef {
+        let mut properties = json!({
+            "lineage": lineage,
+            "results": {"type": "object", "additionalProperties": doc},
+            "bindings": {"type": "object", "additionalProperties": {"type": "string"}},
+            "refuter": doc,
+            "correction_lines": {"type": "integer", "minimum": 1},
+            "validation": doc,
+            "evidence": {"type": "string"},
+        });
+        let evidence = match self.checks {
+            Checks::ByServer => {
+                properties["evidence_cmd"] =
+                    json!({"type": "array", "items": {"type": "string"}, "minItems": 1});
+                properties["evidence_timeout"] = json!({"type": "integer", "minimum": 1});
+                "evidence text, or `evidence_cmd` (an argv Probity runs as the independent check)"
+            }
+            Checks::ByHarness => {
+                "or the independent check's output as `evidence` (this server runs no command)"
+            }
+        };
+        ToolDef {
+            name: tool::FINALIZE.into(),
+            description: format!(
+                "Turn results and evidence into authority (`probity finalize --json`): results by lens, the refuter batch, a correction forecast, the validator's result, {evidence}. Loop on the answer's `next_tool` (its `action` is the same step as a token)."
+            ),
+            input_schema: object(properties, &[]),
+            read_only: false,
+        }
+    }
+}
+
 impl ToolHandler for AuthorityTools {
     fn instructions(&self) -> String {
         INSTRUCTIONS.into()
@@ -362,22 +418,7 @@ impl ToolHandler for AuthorityTools {
                 input_schema: object(json!({"lineage": lineage, "lens": lens_enum(), "binding": {"type": "string"}, "result": doc}), &["lens", "result"]),
                 read_only: false,
             },
-            ToolDef {
-                name: tool::FINALIZE.into(),
-                description: "Turn results and evidence into authority (`probity finalize --json`): results by lens, the refuter batch, a correction forecast, the validator's result, evidence text, or `evidence_cmd` (an argv Probity runs as the independent check). Loop on the answer's `next_tool` (its `action` is the same step as a token).".into(),
-                input_schema: object(json!({
-                    "lineage": lineage,
-                    "results": {"type": "object", "additionalProperties": doc},
-                    "bindings": {"type": "object", "additionalProperties": {"type": "string"}},
-                    "refuter": doc,
-                    "correction_lines": {"type": "integer", "minimum": 1},
-                    "validation": doc,
-                    "evidence": {"type": "string"},
-                    "evidence_cmd": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                    "evidence_timeout": {"type": "integer", "minimum": 1},
-                }), &[]),
-                read_only: false,
-            },
+            self.finalize_tool(doc, lineage),
             ToolDef {
                 name: tool::VALIDATE.into(),
                 description: "Re-derive live Git state at a gate and allow or deny (`probity validate --json`); a denial is an answer with its reason code and next action.".into(),
@@ -397,6 +438,12 @@ impl ToolHandler for AuthorityTools {
 
     fn call(&self, name: &str, args: &Value) -> Option<ToolAnswer> {
         let def = self.tools().into_iter().find(|t| t.name == name)?;
+        if name == tool::FINALIZE
+            && self.checks == Checks::ByHarness
+            && args.get("evidence_cmd").is_some()
+        {
+            return Some(no_commands(args.get("lineage")));
+        }
         if let Err(e) = declared_only(&def, args) {
             return Some(bad_args(name, e));
         }
@@ -411,6 +458,7 @@ impl ToolHandler for AuthorityTools {
         let out = crate::output::Output {
             json: true,
             surface: probity_core::review::Surface::Mcp,
+            checks: self.checks,
         };
         let (result, text) = crate::output::capture(|| match crate::dispatch(&cli, out) {
             Ok(code) => code,

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use probity_core::review::Checks;
 use probity_mcp::{LogSink, SnapshotServer, serve_stdio};
 
 use crate::GlobalArgs;
@@ -27,6 +28,13 @@ pub struct McpArgs {
     /// record is the review store).
     #[arg(long, conflicts_with_all = ["subject", "log_file", "config"])]
     pub authority: bool,
+    /// Let the lifecycle's `finalize` run the argv an agent gives as
+    /// `evidence_cmd` (with --authority only). Without it the server runs
+    /// no command: the harness runs the check and the agent gives its
+    /// output as `evidence`. Allow it only where the agent may run
+    /// commands anyway.
+    #[arg(long, conflicts_with_all = ["subject", "log_file", "config"])]
+    pub allow_evidence_cmd: bool,
     /// Append the event log (JSON lines) to this file instead of stderr
     /// (the reviewer tools only; not with --authority).
     #[arg(long, value_name = "F")]
@@ -41,6 +49,11 @@ pub fn run(global: &GlobalArgs, _out: Output, args: &McpArgs) -> Result<ExitCode
     let Some(subject) = args.subject.as_deref().filter(|_| !args.authority) else {
         let served = probity_mcp::serve_handler_stdio(crate::mcp_authority::AuthorityTools {
             cwd: global.cwd.clone(),
+            checks: if args.allow_evidence_cmd {
+                Checks::ByServer
+            } else {
+                Checks::ByHarness
+            },
         });
         return served_exit(served);
     };

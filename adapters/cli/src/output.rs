@@ -15,7 +15,7 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use probity_core::review::{NextTool, Surface};
+use probity_core::review::{Checks, NextTool, Surface};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -188,6 +188,9 @@ impl std::fmt::Display for CliError {
 pub struct Output {
     pub json: bool,
     pub surface: Surface,
+    /// Who runs the independent check on the MCP surface: its next steps
+    /// ask for the argv only of a server that runs checks (D-R123).
+    pub checks: Checks,
 }
 
 /// Set once a write to stdout failed (a closed pipe, a full disk): the
@@ -309,7 +312,7 @@ impl Output {
             return self.answer(value, human);
         }
         let mut v = value_of(value);
-        let next = next();
+        let next = next().map(|n| n.for_checks(self.checks));
         if let Value::Object(map) = &mut v {
             if let Some(step) = &next {
                 mcp_sentences(map, step);
@@ -331,8 +334,9 @@ impl Output {
                 // A tool leads on: the error's next step says it as MCP
                 // does (D-R109).
                 Some(step) => {
+                    let step = step.clone().for_checks(self.checks);
                     doc["error"]["next_action"] = step.message.clone().into();
-                    step.clone()
+                    step
                 }
                 // None is named: the step stays the error's own, which the
                 // `next_tool` sentence says are the command line's words.

@@ -32,7 +32,7 @@ const BOUND: usize = 4 * 1024 * 1024;
 #[test]
 fn an_mcp_client_drives_a_review_to_approval() {
     let f = medium_change();
-    let mut s = Session::start(f.root());
+    let mut s = Session::start_running_checks(f.root());
     let tools = s.request("tools/list", json!({}));
     let names: Vec<&str> = tools["result"]["tools"]
         .as_array()
@@ -288,7 +288,7 @@ fn an_oversized_last_frame_without_a_newline_is_answered_before_the_session_ends
 #[test]
 fn an_argument_outside_its_declared_schema_is_refused_before_anything_runs() {
     let f = medium_change();
-    let mut s = Session::start(f.root());
+    let mut s = Session::start_running_checks(f.root());
     let before = store_snapshot(&f);
     for (tool, args, named) in [
         ("validate", json!({"gate": "pre-receive"}), "gate"),
@@ -334,7 +334,7 @@ fn an_argument_outside_its_declared_schema_is_refused_before_anything_runs() {
 #[test]
 fn no_tool_reads_the_server_s_stdin() {
     let f = medium_change();
-    let mut s = Session::start(f.root());
+    let mut s = Session::start_running_checks(f.root());
     let (_, started) = s.call("start", json!({}));
     let lineage = string_at(&started, "lineage_id");
     let (_, ctx) = s.call(
@@ -419,5 +419,106 @@ fn authority_with_a_log_file_is_refused_clearly_and_help_says_so() {
         section("--authority").contains("--log-file"),
         "--authority's help: {}",
         section("--authority")
+    );
+}
+
+/// A server started without `--allow-evidence-cmd` runs no command
+/// (D-R123): `finalize` declares no `evidence_cmd`; one given is refused by
+/// name before anything runs (its argv would have made a file) and the
+/// store is unchanged; the answer that asks for the check names
+/// `evidence`, and the check's output given there approves.
+#[test]
+fn by_default_the_server_runs_no_command_and_takes_the_checks_output() {
+    let f = medium_change();
+    let mut s = Session::start(f.root());
+    let tools = s.request("tools/list", json!({}));
+    let finalize = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "finalize")
+        .unwrap()
+        .clone();
+    let declared = finalize["inputSchema"]["properties"].as_object().unwrap();
+    assert!(declared.contains_key("evidence"), "{finalize}");
+    assert!(!declared.contains_key("evidence_cmd"), "{finalize}");
+    assert!(!declared.contains_key("evidence_timeout"), "{finalize}");
+
+    let (_, started) = s.call("start", json!({}));
+    let lineage = string_at(&started, "lineage_id");
+    let (_, ctx) = s.call(
+        "lens_context",
+        json!({"lineage": lineage, "lens": "reliability"}),
+    );
+    let token = ctx["token"].as_str().unwrap().to_string();
+    let (err, kept) = s.call(
+        "lens_submit",
+        json!({"lineage": lineage, "lens": "reliability", "binding": token,
+               "result": {"findings": [], "evidence": ["read the frozen diff"]}}),
+    );
+    assert!(!err, "{kept}");
+    let (err, validating) = s.call("finalize", json!({"lineage": lineage}));
+    assert!(!err, "{validating}");
+    assert_eq!(validating["action"], "provide_evidence", "{validating}");
+    let asked: Vec<&str> = validating["next_tool"]["fill"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["argument"].as_str().unwrap())
+        .collect();
+    assert_eq!(asked, ["evidence"], "{validating}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let ran = dir.path().join("ran");
+    let before = store_snapshot(&f);
+    let (err, refused) = s.call(
+        "finalize",
+        json!({"lineage": lineage, "evidence_cmd": ["touch", ran.to_str().unwrap()]}),
+    );
+    assert!(err, "{refused}");
+    let e = &refused["error"];
+    assert_eq!(e["code"], "evidence_cmd_not_served", "{refused}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("--allow-evidence-cmd"),
+        "{refused}"
+    );
+    assert_eq!(e["next_tool"]["name"], "finalize", "{refused}");
+    assert_eq!(
+        e["next_tool"]["arguments"]["lineage"],
+        lineage.as_str(),
+        "{refused}"
+    );
+    assert_eq!(
+        e["next_tool"]["fill"][0]["argument"], "evidence",
+        "{refused}"
+    );
+    assert!(!ran.exists(), "the refused argv ran");
+    assert_eq!(store_snapshot(&f), before, "the refusal changed the store");
+
+    let (err, done) = s.call(
+        "finalize",
+        json!({"lineage": lineage, "evidence": "grep -q 'fn more' src/parser.rs: found"}),
+    );
+    assert!(!err, "{done}");
+    assert_eq!(done["state"], "approved", "{done}");
+}
+
+/// `--allow-evidence-cmd` is a flag of the lifecycle server only: beside
+/// the reviewer tools' `--subject` it is a usage error naming both.
+#[test]
+fn allow_evidence_cmd_is_refused_beside_the_reviewer_tools() {
+    let f = medium_change();
+    let r = probity(
+        f.root(),
+        &["mcp", "--subject", "worktree", "--allow-evidence-cmd"],
+    );
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    let said = format!("{}{}", r.stdout, r.stderr);
+    assert!(
+        said.contains("--subject") && said.contains("--allow-evidence-cmd"),
+        "{said}"
     );
 }

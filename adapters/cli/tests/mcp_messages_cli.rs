@@ -92,7 +92,10 @@ fn over_mcp_a_refusals_next_action_names_the_tool() {
     let f = change();
     let (mut mcp, _, l) = mcp::Session::with_review(f.root());
     // Evidence while the lens results are awaited: the wrong stage.
-    let (err, refused) = mcp.call("finalize", json!({"lineage": l, "evidence_cmd": ["true"]}));
+    let (err, refused) = mcp.call(
+        "finalize",
+        json!({"lineage": l, "evidence": "cargo test: ok"}),
+    );
     assert!(err, "{refused}");
     let e = &refused["error"];
     let next_action = e["next_action"].as_str().unwrap();

@@ -12,7 +12,10 @@ mod support;
 use serde_json::{Value, json};
 use support::*;
 
-/// The tools `tools/list` declares.
+/// The independent check's output, as a harness that ran the check gives
+/// it to a server that runs no command (D-R123).
+const CHECK_OUTPUT: &str = "cargo test: 3 passed; 0 failed";
+
 /// The change's repository, an MCP session on it and the tools it lists.
 fn session() -> (probity_git::fixture::Fixture, mcp::Session, Vec<String>) {
     let f = change();
@@ -21,6 +24,7 @@ fn session() -> (probity_git::fixture::Fixture, mcp::Session, Vec<String>) {
     (f, mcp, tools)
 }
 
+/// The tools `tools/list` declares.
 fn listed(mcp: &mut mcp::Session) -> Vec<String> {
     let r = mcp.request("tools/list", json!({}));
     r["result"]["tools"]
@@ -124,7 +128,7 @@ fn over_mcp_following_next_tool_walks_a_review_to_the_gates_allow() {
                 std::fs::write(root.join("src/parser.rs"), body(2)).unwrap();
                 serde_json::from_str(VALIDATION_PASS).unwrap()
             }
-            "evidence_cmd" => json!(["true"]),
+            "evidence" => json!(CHECK_OUTPUT),
             other => panic!("asked to fill `{other}`: {args}"),
         });
         called.push(name);
@@ -171,7 +175,7 @@ fn over_mcp_a_refusal_names_the_tool_that_leads_on() {
     let (_f, mut mcp, tools) = session();
     let (s, l) = mcp.start_review();
     // Evidence while the lens results are awaited: the wrong stage.
-    let (err, refused) = mcp.call("finalize", json!({"lineage": l, "evidence_cmd": ["true"]}));
+    let (err, refused) = mcp.call("finalize", json!({"lineage": l, "evidence": CHECK_OUTPUT}));
     assert!(err, "{refused}");
     let next = next_tool(&refused["error"], &tools);
     assert_eq!(next["name"], "status", "{refused}");
@@ -222,7 +226,7 @@ fn over_mcp_an_unreviewed_commit_at_pre_push_leads_to_its_review() {
     for _ in 0..20 {
         let answer = follow(&mut mcp, &next, |key, _| match key {
             "result" => serde_json::from_str(CLEAN_RESULT).unwrap(),
-            "evidence_cmd" => json!(["true"]),
+            "evidence" => json!(CHECK_OUTPUT),
             other => panic!("asked to fill `{other}`"),
         });
         if answer["state"] == "approved" {

@@ -131,8 +131,8 @@ pub use ids::{
 pub use lens::Lens;
 pub use listing::{ListRow, SHOWN_PATHS, list_row, sort_rows};
 pub use next_tool::{
-    Fill, NextTool, Surface, call_again, lens_again, record_next_tool, refused_input,
-    refused_input_default, start_commit, start_review, tool, unnamed,
+    Checks, Fill, NextTool, Surface, call_again, give_check_output, lens_again, record_next_tool,
+    refused_input, refused_input_default, start_commit, start_review, tool, unnamed,
 };
 pub use policy::{
     DEFAULT_POLICY, FloorUnmet, HighRisk, MAX_POLICY_BYTES, POLICY_DIR, POLICY_PATH,

@@ -75,6 +75,39 @@ pub struct NextTool {
     pub message: String,
 }
 
+/// The check's argv, which Probity runs (a server that runs checks).
+const EVIDENCE_CMD: Fill = Fill {
+    argument: "evidence_cmd",
+    what: "the independent check's program and arguments, which Probity runs; or give its output as `evidence` instead",
+};
+
+/// Why [`EVIDENCE_CMD`] is filled.
+const RUN_CHECK: &str = "run the independent check through Probity";
+
+/// The check's output, which the harness produced (a server that runs no
+/// command).
+const EVIDENCE_TEXT: Fill = Fill {
+    argument: "evidence",
+    what: "the independent check's output, from a check the harness ran on the frozen candidate (this server runs no command)",
+};
+
+/// Why [`EVIDENCE_TEXT`] is filled.
+const GIVE_CHECK: &str = "give the independent check's output";
+
+/// Who runs the independent check a review's `finalize` asks for, on the
+/// MCP surface (D-R123): `probity mcp --authority` runs the argv an agent
+/// gives (`evidence_cmd`) only when its operator allowed it
+/// (`--allow-evidence-cmd`); otherwise the check is the harness's, and its
+/// output is the `evidence` text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Checks {
+    /// The harness runs the check; the server runs no command.
+    #[default]
+    ByHarness,
+    /// The server runs the argv an agent gives as `evidence_cmd`.
+    ByServer,
+}
+
 /// The words every step no tool does starts with.
 pub(crate) const NO_TOOL: &str = "no MCP tool does this";
 
@@ -112,6 +145,20 @@ impl NextTool {
             message: format!("{why}: call `{name}` with {args}{filled}"),
             arguments,
             fill,
+        }
+    }
+
+    /// This step as a server whose checks are run by `checks` says it: a
+    /// step that fills `evidence_cmd` fills `evidence` instead when the
+    /// server runs no command ([`Checks::ByHarness`]), so the step it
+    /// names is one its tools take.
+    pub fn for_checks(self, checks: Checks) -> Self {
+        if checks == Checks::ByServer || !self.fill.contains(&EVIDENCE_CMD) {
+            return self;
+        }
+        match self.name {
+            Some(name) => NextTool::call(name, self.arguments, vec![EVIDENCE_TEXT], GIVE_CHECK),
+            None => self,
         }
     }
 
@@ -230,13 +277,7 @@ impl NextInput {
                 }],
                 "fix the admitted findings inside the genesis paths and run the targeted validator",
             ),
-            NextInput::ProvideEvidence => finalize(
-                vec![Fill {
-                    argument: "evidence_cmd",
-                    what: "the independent check's program and arguments, which Probity runs; or give its output as `evidence` instead",
-                }],
-                "run the independent check through Probity",
-            ),
+            NextInput::ProvideEvidence => finalize(vec![EVIDENCE_CMD], RUN_CHECK),
             NextInput::None => return None,
         })
     }
@@ -395,6 +436,18 @@ pub fn unnamed(next_action: &str) -> NextTool {
             "no MCP tool is named for this step: follow the error's `next_action` (its commands are the command line's): {next_action}"
         ),
     }
+}
+
+/// `finalize` with the independent check's output (`evidence`), of
+/// `lineage` when known: the step for an agent that gave `evidence_cmd` to
+/// a server that runs no command (D-R123).
+pub fn give_check_output(lineage: Option<&LineageId>) -> NextTool {
+    NextTool::call(
+        tool::FINALIZE,
+        lineage.map(lineage_arg).unwrap_or_default(),
+        vec![EVIDENCE_TEXT],
+        GIVE_CHECK,
+    )
 }
 
 /// A refused lifecycle input (the wrong stage, a different retry, a stale
@@ -583,6 +636,33 @@ mod tests {
             NextInput::Finalize,
             "the same decision"
         );
+    }
+
+    /// A server that runs no command (D-R123) asks for the check's output
+    /// where one that runs checks asks for its argv; every other step is
+    /// the same on both.
+    #[test]
+    fn a_server_that_runs_no_command_asks_for_the_checks_output() {
+        let l = LineageId::parse("review-0123456789abcdef").unwrap();
+        let lenses = [Lens::Risk];
+        for input in INPUTS {
+            let Some(t) = input.tool(&l, &lenses, &[]) else {
+                continue;
+            };
+            let served = t.clone().for_checks(Checks::ByServer);
+            assert_eq!(served, t, "{input:?}: a server that runs checks");
+            let harness = t.clone().for_checks(Checks::ByHarness);
+            if input == NextInput::ProvideEvidence {
+                assert_eq!(harness.name, Some(tool::FINALIZE));
+                assert_eq!(harness.arguments, t.arguments);
+                let filled: Vec<&str> = harness.fill.iter().map(|f| f.argument).collect();
+                assert_eq!(filled, ["evidence"], "{harness:?}");
+                assert!(!harness.message.contains("evidence_cmd"), "{harness:?}");
+                assert!(harness.message.contains("`evidence`"), "{harness:?}");
+            } else {
+                assert_eq!(harness, t, "{input:?}");
+            }
+        }
     }
 
     /// A step no tool does says so and names the command a person runs.

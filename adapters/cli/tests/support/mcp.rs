@@ -10,11 +10,17 @@ use serde_json::{Value, json};
 /// `probity --cwd <cwd> mcp --authority`, isolated, its stdin and stdout
 /// piped.
 pub fn authority_command(cwd: &std::path::Path) -> Command {
+    authority_command_with(cwd, &[])
+}
+
+/// [`authority_command`] with `extra` flags after `--authority`.
+pub fn authority_command_with(cwd: &std::path::Path, extra: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
     super::isolated(&mut cmd)
         .arg("--cwd")
         .arg(cwd)
         .args(["mcp", "--authority"])
+        .args(extra)
         .env_remove("GIT_DIR")
         .env_remove("GIT_INDEX_FILE")
         .stdin(Stdio::piped())
@@ -34,7 +40,18 @@ pub struct Session {
 impl Session {
     /// Starts `probity --cwd <cwd> mcp --authority` and initializes it.
     pub fn start(cwd: &std::path::Path) -> Session {
-        let mut cmd = authority_command(cwd);
+        Self::start_with(cwd, &[])
+    }
+
+    /// [`Session::start`] of a server that runs the checks an agent gives
+    /// (`--allow-evidence-cmd`).
+    pub fn start_running_checks(cwd: &std::path::Path) -> Session {
+        Self::start_with(cwd, &["--allow-evidence-cmd"])
+    }
+
+    /// [`Session::start`] with `extra` flags after `--authority`.
+    pub fn start_with(cwd: &std::path::Path, extra: &[&str]) -> Session {
+        let mut cmd = authority_command_with(cwd, extra);
         let mut child = cmd.spawn().expect("run probity mcp --authority");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
