@@ -32,6 +32,7 @@ mod review_cmd;
 mod scripted_model;
 mod server_hook_cmd;
 mod shell_cmd;
+mod shelter_cmd;
 mod snapshot_cmd;
 
 use output::{CliError, Output};
@@ -213,6 +214,15 @@ fn usage_error(e: &clap::Error) -> CliError {
 }
 
 fn main() -> ExitCode {
+    // Internal, outside the CLI's definition (no help, completion or man
+    // page names it): before any of Probity's set-up, nothing of which
+    // runs in it.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == shelter_cmd::NAME)
+    {
+        return shelter_cmd::run(std::env::args_os().skip(2).collect());
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

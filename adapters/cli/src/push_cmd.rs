@@ -71,7 +71,13 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     }
     // Published against the remote pushed to: a teammate's branch
     // fetched from elsewhere is still this push's delivery.
-    let scope = if ctx.repo.is_configured_remote(&remote).map_err(repo_error)? {
+    let target = ctx.repo.push_target(&remote).map_err(repo_error)?;
+    let receive_pack = if target.local {
+        sheltered_receive_pack(target.receive_pack.as_deref())
+    } else {
+        None
+    };
+    let scope = if target.configured {
         RemoteScope::Of(remote.clone())
     } else {
         // A URL has no remote-tracking refs of its own: every one
@@ -99,7 +105,7 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     // history (anchored by publish: `NotesGit::write_notes`), so no other
     // ref is pushed (issue 21 §4).
     let pushed = all.join(" ");
-    let mut outcome = push_once(&ctx, &remote, &all, hooked)?;
+    let mut outcome = push_once(&ctx, &remote, &all, receive_pack.as_deref(), hooked)?;
     // Hooked, the notes were not fetched first: refused only because the
     // remote's notes moved on, they are merged and the push made again.
     if hooked
@@ -110,7 +116,7 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     {
         merged = merge_remote_notes(&ctx, &remote)?;
         if merged {
-            outcome = push_once(&ctx, &remote, &all, hooked)?;
+            outcome = push_once(&ctx, &remote, &all, receive_pack.as_deref(), hooked)?;
         }
     }
     if !outcome.ok {
@@ -148,6 +154,39 @@ impl std::ops::Deref for Pushed {
     }
 }
 
+/// The receiving end of a push by git's local transport (D-R124): this
+/// Probity's `shelter-exec` before the remote's own receiving program
+/// (`remote.<name>.receivepack`, else `git-receive-pack`), so it runs with
+/// the interrupting signals blocked (git starts it through the shell,
+/// which unblocks them, in Probity's process group, where a terminal's
+/// Ctrl-C reaches it). None, and git's own choice unsheltered as before,
+/// when this executable cannot be named or the remote's program is more
+/// than plain words (shell syntax that a prefix would change).
+fn sheltered_receive_pack(configured: Option<&str>) -> Option<std::ffi::OsString> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let program = configured.unwrap_or("git-receive-pack");
+    let plain = |c: char| c.is_ascii_alphanumeric() || " /._-+=,:@%~".contains(c);
+    if program.trim().is_empty() || !program.chars().all(plain) {
+        return None;
+    }
+    // A binary replaced while it runs is named "<path> (deleted)" and is
+    // no program to start.
+    let exe = std::env::current_exe().ok().filter(|e| e.is_file())?;
+    // git runs the command through `sh -c` with the path appended: the
+    // executable single-quoted (a quote inside as '\'').
+    let mut command = b"'".to_vec();
+    for &b in exe.as_os_str().as_bytes() {
+        if b == b'\'' {
+            command.extend_from_slice(b"'\\''");
+        } else {
+            command.push(b);
+        }
+    }
+    command.extend_from_slice(b"' shelter-exec ");
+    command.extend_from_slice(program.as_bytes());
+    Some(std::ffi::OsString::from_vec(command))
+}
+
 /// Fetches and merges `remote`'s notes, git's progress meter shown as it
 /// arrives when stderr is a terminal (as the push's own, [`push_once`]);
 /// never on a pipe, a file or a hook's stderr.
@@ -166,6 +205,7 @@ fn push_once(
     ctx: &crate::authority_cmd::Context,
     remote: &str,
     all: &[String],
+    receive_pack: Option<&std::ffi::OsStr>,
     hooked: bool,
 ) -> Result<Pushed, CliError> {
     use std::io::IsTerminal;
@@ -194,7 +234,14 @@ fn push_once(
     }
     let outcome = ctx
         .repo
-        .push_atomic(remote, all, progress, &env, &mut std::io::stderr())
+        .push_atomic(
+            remote,
+            all,
+            progress,
+            receive_pack,
+            &env,
+            &mut std::io::stderr(),
+        )
         .map_err(repo_error)?;
     let verdict = verdict.and_then(|(f, _registered)| read_verdict(f.path()));
     Ok(Pushed { outcome, verdict })

@@ -483,6 +483,78 @@ fn a_signal_never_leaves_the_lock_of_a_git_child_behind() {
     }
 }
 
+/// A path remote's `receive-pack` runs in Probity's own process group, so
+/// a terminal's Ctrl-C reaches it: `probity push` starts it with the
+/// interrupting signals blocked (D-R124), as it starts its `git push`.
+/// git starts it with none blocked whatever its own mask, and a Ctrl-C
+/// between the first lock file it creates and git's cleanup handler
+/// (installed only then) left the remote's `HEAD.lock`: every later push
+/// failed "cannot lock ref 'HEAD'". Read from /proc by a
+/// `reference-transaction` hook, a child of `receive-pack`.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_path_remotes_receive_pack_runs_with_interrupts_blocked() {
+    let w = World::new();
+    w.forget_push();
+    let seen = tempfile::tempdir().unwrap();
+    let masks = seen.path().join("masks");
+    probity_testkit::write_executable(
+        &w.remote.join("hooks").join("reference-transaction"),
+        format!(
+            "#!/bin/sh\n\
+             cat > /dev/null\n\
+             [ \"$1\" = prepared ] || exit 0\n\
+             grep '^SigBlk:' /proc/$PPID/status >> '{}'\n",
+            masks.display()
+        )
+        .as_bytes(),
+    )
+    .unwrap();
+    runs_to_completion(&mut w.push(), "push");
+    assert!(w.pushed());
+    let text = std::fs::read_to_string(&masks).unwrap();
+    assert!(!text.is_empty(), "the hook never ran");
+    for line in text.lines() {
+        let hex = line.trim_start_matches("SigBlk:").trim();
+        let mask = u64::from_str_radix(hex, 16).unwrap();
+        for (name, sig) in [("HUP", 1), ("INT", 2), ("QUIT", 3), ("TERM", 15)] {
+            assert_ne!(
+                mask & (1 << (sig - 1)),
+                0,
+                "receive-pack runs with SIG{name} deliverable: {line}"
+            );
+        }
+    }
+}
+
+/// `shelter-exec` (internal, D-R124) runs its program with the
+/// interrupting signals blocked, in place of itself; one it cannot start
+/// is `shelter_exec_failed` on stderr, exit 7.
+#[cfg(target_os = "linux")]
+#[test]
+fn shelter_exec_blocks_the_interrupting_signals_or_says_why_it_could_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_probity"))
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["shelter-exec", "grep", "^SigBlk:", "/proc/self/status"]);
+    assert_eq!(out.status.code(), Some(0));
+    let line = String::from_utf8(out.stdout).unwrap();
+    let mask = u64::from_str_radix(line.trim_start_matches("SigBlk:").trim(), 16).unwrap();
+    for sig in [1, 2, 3, 15] {
+        assert_ne!(mask & (1 << (sig - 1)), 0, "signal {sig}: {line}");
+    }
+    let out = run(&["shelter-exec", "/nonexistent/git-receive-pack", "r.git"]);
+    assert_eq!(out.status.code(), Some(7));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("shelter_exec_failed"), "{err}");
+    assert!(err.contains("/nonexistent/git-receive-pack"), "{err}");
+}
+
 /// A deterministic sequence of fractions in [0.05, 0.95) (a linear
 /// congruential generator): where in a run's length each signal lands.
 struct Delays(u64);

@@ -235,12 +235,23 @@ fn probity_push_of_one_reviewed_commit_runs_a_bounded_number_of_gits() {
     // protected tips to read theirs (one `for-each-ref`, D-R117: 18), and
     // it measures every note the push adds (one `ls-tree -l` of a new
     // notes ref, or one `diff-tree` of an update, sizes from the object
-    // reader: 19).
-    assert!(runs.len() <= 19, "{} gits: {runs:#?}", runs.len());
+    // reader: 19). The client's remote lookup is its push URLs (`remote
+    // get-url --push`, which also says whether `receive-pack` runs here),
+    // no longer `config --get` of its URL; a remote that is a path has
+    // its own receiving program asked too, which Probity starts
+    // sheltered (D-R124: 20).
+    assert!(runs.len() <= 20, "{} gits: {runs:#?}", runs.len());
     assert_eq!(
         runs.iter().filter(|r| r.contains(" config ")).count(),
         2,
-        "the client's remote lookup and the hook's settings: {runs:#?}"
+        "the remote's receiving program and the hook's settings: {runs:#?}"
+    );
+    assert_eq!(
+        runs.iter()
+            .filter(|r| r.contains(" remote get-url --push "))
+            .count(),
+        1,
+        "the client's remote lookup: {runs:#?}"
     );
     assert!(
         !runs

@@ -310,9 +310,10 @@ impl GitCli {
     /// local commands that write a ref, so an interrupted run waits for
     /// them to finish instead of ending one between creating its lock file
     /// and installing git's own cleanup, which leaves the lock for good;
-    /// and for `push` (D-R113), whose `receive-pack` runs in Probity's own
-    /// process group when the remote is a path, where a terminal's Ctrl-C
-    /// reached it in that window and left the remote's `HEAD.lock`. An
+    /// and for `push` (D-R113), so a Ctrl-C waits for it. A path remote's
+    /// `receive-pack`, in Probity's own process group, does not inherit
+    /// the mask (git starts it through the shell, which unblocks every
+    /// signal): the push shelters it by its `--receive-pack` (D-R124). An
     /// interrupted run waits at most [`probity_scratch::registry::CHILD_GRACE`]
     /// for a sheltered git before it kills it.
     pub fn sheltered(mut self) -> Self {

@@ -285,6 +285,66 @@ impl Repo {
         Ok(None)
     }
 
+    /// How `git push <remote>` reaches it ([`PushTarget`]): a configured
+    /// remote's push URLs (`remote get-url --push --all`, with
+    /// `pushurl`, `insteadOf` and `pushInsteadOf` applied), or a URL or
+    /// path given to push as git rewrites it (`ls-remote --get-url`).
+    /// One git for a configured remote (two when it is local: its own
+    /// receiving program is asked too), two for anything else.
+    pub fn push_target(&self, remote: &str) -> Result<PushTarget, GitError> {
+        let run = |args: &[&str]| -> Result<(Vec<OsString>, std::process::Output), GitError> {
+            let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+            let out = self.git().output(self.root(), &args, &[], None)?;
+            Ok((args, out))
+        };
+        if !(remote.is_empty() || remote.contains(['/', ':', '\\'])) {
+            let (args, out) = run(&["remote", "get-url", "--push", "--all", "--", remote])?;
+            match out.status.code() {
+                Some(0) => {
+                    let text = String::from_utf8_lossy(&out.stdout);
+                    let urls: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+                    let local = !urls.is_empty() && urls.iter().all(|u| is_local_url(u));
+                    // The receiving end the remote names for itself
+                    // (`remote.<name>.receivepack`), asked only of a
+                    // local one: the only case it is wrapped.
+                    let receive_pack = if local {
+                        let key = format!("remote.{remote}.receivepack");
+                        let (args, out) = run(&["config", "--get", "--", &key])?;
+                        match out.status.code() {
+                            Some(0) => Some(
+                                String::from_utf8_lossy(&out.stdout)
+                                    .trim_end_matches('\n')
+                                    .to_string(),
+                            ),
+                            Some(1) => None,
+                            _ => return Err(crate::cmd::failed(&args, &out)),
+                        }
+                    } else {
+                        None
+                    };
+                    return Ok(PushTarget {
+                        configured: true,
+                        local,
+                        receive_pack,
+                    });
+                }
+                // "No such remote": a URL or path after all.
+                Some(2) => {}
+                _ => return Err(crate::cmd::failed(&args, &out)),
+            }
+        }
+        let (args, out) = run(&["ls-remote", "--get-url", "--", remote])?;
+        if !out.status.success() {
+            return Err(crate::cmd::failed(&args, &out));
+        }
+        let url = String::from_utf8_lossy(&out.stdout);
+        Ok(PushTarget {
+            configured: false,
+            local: is_local_url(url.trim_end_matches('\n')),
+            receive_pack: None,
+        })
+    }
+
     /// Whether `remote` is a configured remote's name (it has
     /// `remote.<name>.url`), as opposed to a URL or path given to push: only
     /// a name has remote-tracking refs to measure what it holds.
@@ -589,5 +649,39 @@ impl RangeGit for Repo {
         trees: &[TreeId],
     ) -> Result<Vec<Option<Vec<DeltaEntry>>>, AdapterError> {
         Ok(Repo::history_deltas(self, reviewed, trees)?)
+    }
+}
+
+/// How `git push` reaches a remote ([`Repo::push_target`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushTarget {
+    /// A configured remote's name (it has remote-tracking refs), not a URL
+    /// or path given to push.
+    pub configured: bool,
+    /// Every URL pushed to is reached by git's local transport (a path or
+    /// `file://`): its `receive-pack` runs on this machine, in the pushing
+    /// process's group (D-R124).
+    pub local: bool,
+    /// The receiving program a local remote names for itself
+    /// (`remote.<name>.receivepack`, a command git runs through the
+    /// shell); `None`: git's `git-receive-pack`.
+    pub receive_pack: Option<String>,
+}
+
+/// Whether git reaches `url` by its local transport, by git's own rule: a
+/// `file://` URL, or no `://` and either no colon or a slash before the
+/// first colon (`host:path` is scp-like ssh, `helper::address` a remote
+/// helper).
+pub fn is_local_url(url: &str) -> bool {
+    if url.starts_with("file://") {
+        return true;
+    }
+    if url.is_empty() || url.contains("://") {
+        return false;
+    }
+    match (url.find(':'), url.find('/')) {
+        (None, _) => true,
+        (Some(colon), Some(slash)) => slash < colon,
+        (Some(_), None) => false,
     }
 }

@@ -646,11 +646,15 @@ impl Repo {
     /// reaches a local hook): git's stderr (its progress, what a local hook
     /// and the remote said) is copied to `stderr` as it arrives. `progress`
     /// asks git for its progress meter (it shows none on a pipe otherwise).
+    /// `receive_pack` is the command git starts for a local transport's
+    /// receiving end instead of `git-receive-pack` (`--receive-pack`,
+    /// D-R124); git runs it through the shell with the path appended.
     pub fn push_atomic(
         &self,
         remote: &str,
         refspecs: &[String],
         progress: bool,
+        receive_pack: Option<&OsStr>,
         env: &[(&str, &OsStr)],
         stderr: &mut (dyn std::io::Write + Send),
     ) -> Result<PushOutcome, GitError> {
@@ -664,12 +668,18 @@ impl Repo {
         if progress {
             args.push("--progress".into());
         }
+        if let Some(command) = receive_pack {
+            let mut flag = OsString::from("--receive-pack=");
+            flag.push(command);
+            args.push(flag);
+        }
         args.push("--".into());
         args.push(remote.into());
         args.extend(refspecs.iter().map(OsString::from));
-        // Sheltered (D-R113): a path remote's `receive-pack` shares this
-        // process group, and a Ctrl-C between its lock file and git's
-        // cleanup left the remote's ref locked.
+        // Sheltered (D-R113): a Ctrl-C to this process group waits for the
+        // push. A path remote's `receive-pack` shares the group but not
+        // the mask (git starts it through the shell, which unblocks every
+        // signal): `receive_pack` shelters it (D-R124).
         let out =
             self.transport_git()
                 .sheltered()

@@ -21,6 +21,76 @@ fn only_a_configured_remote_name_is_a_remote() {
     }
 }
 
+/// Whether a push reaches its remote by git's local transport (D-R124),
+/// after git's own rewriting: a configured remote's push URLs (every one
+/// local), a path or URL given to push as `insteadOf` rewrites it.
+#[test]
+fn a_push_target_is_local_by_gits_own_rule_after_its_rewriting() {
+    use probity_git::delivery::{PushTarget, is_local_url};
+    for (url, local) in [
+        ("/srv/git/r.git", true),
+        ("../r.git", true),
+        ("r.git", true),
+        ("file:///srv/git/r.git", true),
+        ("./a:b", true),
+        ("ssh://host/r.git", false),
+        ("git@host:r.git", false),
+        ("https://example.invalid/r.git", false),
+        ("ext::ssh host r.git", false),
+        ("", false),
+    ] {
+        assert_eq!(is_local_url(url), local, "{url}");
+    }
+    let f = Fixture::committed(&[("a", "a\n")], "a").unwrap();
+    let g = |args: &[&str]| f.git(args).unwrap();
+    g(&["remote", "add", "origin", "/tmp/elsewhere.git"]);
+    g(&["remote", "add", "hub", "git@example.invalid:r.git"]);
+    g(&["remote", "add", "mixed", "/tmp/elsewhere.git"]);
+    g(&["config", "remote.mixed.pushurl", "/tmp/one.git"]);
+    g(&[
+        "config",
+        "--add",
+        "remote.mixed.pushurl",
+        "ssh://host/two.git",
+    ]);
+    g(&["remote", "add", "rewritten", "/srv/mirror/r.git"]);
+    g(&["config", "url.ssh://host/.pushInsteadOf", "/srv/mirror/"]);
+    g(&["config", "url.ssh://other/.insteadOf", "short/"]);
+    let repo = f.repo().unwrap();
+    let target = |r: &str| repo.push_target(r).unwrap();
+    g(&["remote", "add", "wrapped", "/tmp/elsewhere.git"]);
+    g(&[
+        "config",
+        "remote.wrapped.receivepack",
+        "/opt/git/bin/git-receive-pack",
+    ]);
+    let is = |configured, local| PushTarget {
+        configured,
+        local,
+        receive_pack: None,
+    };
+    assert_eq!(
+        target("wrapped"),
+        PushTarget {
+            configured: true,
+            local: true,
+            receive_pack: Some("/opt/git/bin/git-receive-pack".into()),
+        }
+    );
+    assert_eq!(target("origin"), is(true, true));
+    assert_eq!(target("hub"), is(true, false));
+    assert_eq!(target("mixed"), is(true, false), "one push URL is ssh");
+    assert_eq!(target("rewritten"), is(true, false), "pushInsteadOf");
+    assert_eq!(target("/tmp/elsewhere.git"), is(false, true));
+    assert_eq!(target("short/r.git"), is(false, false), "insteadOf");
+    assert_eq!(target("https://example.invalid/r.git"), is(false, false));
+    assert_eq!(
+        target("upstream"),
+        is(false, true),
+        "a name no remote has is a path"
+    );
+}
+
 /// A bare remote holding `refs/notes/probity` (one note on a commit of
 /// `f`'s), and a second fixture with no notes that fetches them.
 fn remote_with_notes() -> (Fixture, tempfile::TempDir, std::path::PathBuf, Fixture) {

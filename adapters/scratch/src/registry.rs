@@ -100,21 +100,30 @@ pub fn spawn_sheltered(
 ) -> std::io::Result<(std::process::Child, Registered)> {
     use std::os::unix::process::CommandExt;
     // SAFETY: between fork and exec only async-signal-safe calls are made
-    // (sigemptyset, sigaddset, pthread_sigmask), on a set on the stack.
+    // (`block_sheltered`).
     unsafe {
-        cmd.pre_exec(|| {
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            for sig in SHELTERED {
-                libc::sigaddset(&mut set, sig);
-            }
-            match libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) {
-                0 => Ok(()),
-                e => Err(std::io::Error::from_raw_os_error(e)),
-            }
-        });
+        cmd.pre_exec(block_sheltered);
     }
     spawn(cmd, false)
+}
+
+/// Blocks [`SHELTERED`] in the calling thread; an `exec` keeps the mask.
+/// Async-signal-safe (sigemptyset, sigaddset, pthread_sigmask on a set on
+/// the stack), so it may run between fork and exec.
+pub fn block_sheltered() -> std::io::Result<()> {
+    // SAFETY: a zeroed sigset_t initialised by sigemptyset, on the stack;
+    // pthread_sigmask with a null old-set pointer.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for sig in SHELTERED {
+            libc::sigaddset(&mut set, sig);
+        }
+        match libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) {
+            0 => Ok(()),
+            e => Err(std::io::Error::from_raw_os_error(e)),
+        }
+    }
 }
 
 /// Runs `f`, one change this process makes to a registered artifact
