@@ -590,3 +590,115 @@ fn a_push_through_a_symbolic_ref_is_judged_as_the_ref_it_names() {
     .unwrap();
     assert_eq!(rev(&f, &server, "refs/heads/main"), Some(c));
 }
+
+/// Approves a review of `f`'s live medium change whose lens finds a
+/// blocker and whose correction writes `corrected` as `src/parser.rs`:
+/// the approved lineage.
+fn approved_with_correction(f: &Fixture, inputs: &Path, corrected: &str) -> String {
+    let doc = |name: &str, text: &str| input(inputs, name, text);
+    write_medium_change(f);
+    let st = probity_ok(f.root(), &["start"]);
+    assert_eq!(st.json["risk_level"], "medium", "{}", st.stdout);
+    let l = string_at(&st.json, "lineage_id");
+    let lens = st.json["selected_lenses"][0].as_str().unwrap().to_string();
+    let blocker = format!("{lens}={}", doc("b.json", PARSER_BLOCKER));
+    let f1 = probity_ok(
+        f.root(),
+        &["finalize", "--lineage", &l, "--result", &blocker],
+    );
+    assert_eq!(f1.json["state"], "correction_required", "{}", f1.stdout);
+    probity_ok(
+        f.root(),
+        &["finalize", "--lineage", &l, "--correction-lines", "2"],
+    );
+    f.write("src/parser.rs", corrected).unwrap();
+    let v = doc("v.json", VALIDATION_PASS);
+    probity_ok(f.root(), &["finalize", "--lineage", &l, "--validation", &v]);
+    let ev = doc("ev.txt", "tests passed\n");
+    let done = probity_ok(f.root(), &["finalize", "--lineage", &l, "--evidence", &ev]);
+    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    l
+}
+
+/// The push of a commit whose approved review's correction raised the
+/// tier is refused (`risk_raised_by_correction`) and names `recover`;
+/// the successor a person records re-freezes the tree at high, and once
+/// reviewed it lands.
+fn raised_tier_is_refused_until_a_successor_reviews_it(
+    f: &Fixture,
+    server: &Path,
+    inputs: &Path,
+    l: &str,
+) {
+    let base = rev(f, server, "main");
+    let head = commit_all(f, "corrected");
+    let pushed = probity(f.root(), &["push", "origin", "HEAD:main"]);
+    assert_ne!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    assert_eq!(rev(f, server, "main"), base, "main moved");
+    let said = format!("{}{}", pushed.stdout, pushed.stderr);
+    assert!(said.contains("risk_raised_by_correction"), "{said}");
+    assert!(said.contains("high"), "the tier is named: {said}");
+    assert!(said.contains("probity recover"), "{said}");
+    let st = probity_ok(f.root(), &["status", "--lineage", l]);
+    let revision = string_at(&st.json, "store_revision");
+    let successor = probity_ok(
+        f.root(),
+        &[
+            "recover",
+            "--predecessor-lineage",
+            l,
+            "--expected-predecessor-revision",
+            &revision,
+            "--disposition",
+            "scope_changed",
+            "--reason",
+            "the correction made the change high risk",
+            "--actor",
+            "maintainer",
+        ],
+    );
+    assert_eq!(successor.json["risk_level"], "high", "{}", successor.stdout);
+    approve_started(f.root(), inputs, &successor.json);
+    probity_ok(f.root(), &["push", "origin", "HEAD:main"]);
+    assert_eq!(rev(f, server, "main"), Some(head));
+}
+
+/// A correction may not raise the tier its review ran at (red team round
+/// 4, D-R127): a medium review whose correction turns a line into a
+/// process spawn (high: four lenses; under a policy, the maintainer's
+/// signature too) delivered a high-risk tree on a medium approval, since
+/// the tier was derived from the base to the initial candidate only. The
+/// server derives it from the base to the final candidate too.
+#[test]
+fn a_correction_that_raises_the_risk_lands_only_after_a_review_at_its_tier() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let l = approved_with_correction(
+        &f,
+        inputs.path(),
+        "// parser\nfn parse() {}\nfn more() { let _ = std::process::Command::new(\"sh\").status(); }\n",
+    );
+    raised_tier_is_refused_until_a_successor_reviews_it(&f, &server, inputs.path(), &l);
+}
+
+/// The same for the policy's floors: a correction that writes the
+/// policy's high-risk literal into the tree (D-R127).
+#[test]
+fn a_correction_under_a_policy_floor_lands_only_after_a_review_at_its_tier() {
+    let f = parser_base();
+    std::fs::create_dir_all(f.root().join(".probity")).unwrap();
+    f.write(
+        ".probity/policy.json",
+        r#"{"schema":"probity-policy/v1","high_risk":{"content":["AKIA"]}}"#,
+    )
+    .unwrap();
+    commit_all(&f, "policy");
+    let (_dir, server) = gated_origin(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let l = approved_with_correction(
+        &f,
+        inputs.path(),
+        "// parser\nfn parse() {}\nfn more() { let _key = \"AKIA0000\"; }\n",
+    );
+    raised_tier_is_refused_until_a_successor_reviews_it(&f, &server, inputs.path(), &l);
+}

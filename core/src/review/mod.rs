@@ -74,8 +74,9 @@ pub use bundle::{
     BUNDLE_DOMAIN, Bundle, BundleError, BundleSchema, DerivationError, DsseEnvelope, DsseSignature,
     IMPORT_RANKS, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES, MAX_EVIDENCE_PER_LINEAGE, MAX_NOTE_BUNDLES,
     MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority, NoteError, RefusedBundle, RepoFacts, ScopeError,
-    TooMany, check_derivation, check_scope, import_rank, merged_bounded, note_adding, note_lines,
-    note_with, notes_denial, parse_note, refused_bundles, with_note_attestations,
+    TooMany, check_derivation, check_final_tier, check_scope, import_rank, merged_bounded,
+    note_adding, note_lines, note_with, notes_denial, parse_note, refused_bundles,
+    with_note_attestations,
 };
 pub use causality::{
     CausalDisposition, CausalDowngrade, CausalFacts, Claim, DowngradeReason, Hunk, parse_hunks,

@@ -10,8 +10,8 @@ use probity_core::review::target_identity;
 use probity_core::review::with_note_attestations;
 use probity_core::review::{
     Bundle, BundleError, DerivationError, IMPORT_RANKS, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority,
-    NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation, check_scope, import_rank,
-    note_adding, note_lines, notes_denial, refused_bundles,
+    NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation, check_final_tier,
+    check_scope, import_rank, note_adding, note_lines, notes_denial, refused_bundles,
 };
 use probity_core::review::{CommitId, LineageId, TreeId};
 use probity_core::review::{FirstRecord, Successor};
@@ -102,6 +102,9 @@ impl TransportError {
             TransportError::Bundle(b) => Some(b.code()),
             TransportError::Note { source, .. } => Some(source.code()),
             TransportError::Scope(_) => Some("bundle_scope_mismatch"),
+            TransportError::Derivation(DerivationError::RiskRaisedByCorrection { .. }) => {
+                Some("risk_raised_by_correction")
+            }
             TransportError::Derivation(_) => Some("derivation_mismatch"),
             TransportError::ObjectsMissing { .. } => Some("objects_missing"),
             TransportError::Conflict { .. } => Some("import_conflict"),
@@ -206,6 +209,24 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
         }
         let changed = git.diff_files(TreeSpan::from(snap))?;
         check_derivation(record, &changed, &prompts)?;
+        // The leaf's correction tree is what its approval covers: its tier
+        // may not exceed the one the review ran at (D-R127). An earlier
+        // generation authorizes nothing; its successor re-froze the tree.
+        let last = record.state().final_candidate_tree();
+        let leaf = bundle
+            .records
+            .last()
+            .is_some_and(|l| std::ptr::eq(l, record));
+        if leaf
+            && *last != snap.candidate_tree
+            && git.missing_objects(&[last.to_string()])?.is_empty()
+        {
+            let corrected = git.diff_files(TreeSpan {
+                from: &snap.base_tree,
+                to: last,
+            })?;
+            check_final_tier(record, &corrected)?;
+        }
     }
     Ok(())
 }
@@ -759,7 +780,14 @@ where
     let at = |e: &dyn std::fmt::Display| format!("line {number} of the note on {commit}: {e}");
     if let Err(e) = check_repo(git, b) {
         let code = e.code().unwrap_or("authority_invalid");
-        read.repository_refused(number, code, at(&e));
+        match e {
+            // The review is genuine but covers a lower tier than it
+            // delivers: a successor re-freezes it (D-R127).
+            TransportError::Derivation(DerivationError::RiskRaisedByCorrection { .. }) => {
+                read.policy_refused(number, code, at(&e), "recover");
+            }
+            _ => read.repository_refused(number, code, at(&e)),
+        }
         return Ok(());
     }
     // The hook point of the signature policy (`probity.requireSignature`):

@@ -363,6 +363,41 @@ pub fn check_bundle<P: SshSignatures>(
                 )
             })?;
         }
+        // The leaf's correction tree is what its approval covers: the
+        // floors hold for it too (D-R127).
+        let last = s.final_candidate_tree();
+        let leaf = bundle
+            .records
+            .last()
+            .is_some_and(|l| std::ptr::eq(l, record));
+        if !leaf || *last == snap.candidate_tree || !trees_here(repo, &snap.base_tree, last)? {
+            continue;
+        }
+        let corrected = repo.diff_files(&snap.base_tree, last).map_err(|e| {
+            deny(
+                "authority_invalid",
+                format!("bundle of {}: {e}", bundle.lineage_id),
+                "start_commit_review",
+            )
+        })?;
+        for p in policies {
+            check_floor(
+                &p.policy,
+                s.lineage_id().as_str(),
+                s.frozen().risk_level,
+                &corrected,
+            )
+            .map_err(|e| {
+                deny(
+                    "risk_raised_by_correction",
+                    format!(
+                        "{e}, in the tree its correction delivers (the policy at {})",
+                        p.base
+                    ),
+                    "recover",
+                )
+            })?;
+        }
     }
     for (record, statement) in stated_records(bundle, statements) {
         let lineage = record.state().lineage_id();

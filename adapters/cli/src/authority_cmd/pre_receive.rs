@@ -546,6 +546,9 @@ pub fn next_hint(code: &str) -> &'static str {
         "roles_unmet" => {
             "each role holder the reason names imports the bundle (`probity bundle import`), signs it with their own key (`probity attest --sign` for the lineage the reason names) and publishes (`probity publish`); then `probity push` again"
         }
+        "risk_raised_by_correction" => {
+            "a person records a successor that re-freezes the delivered tree at its tier (`probity recover --predecessor-lineage <L> --expected-predecessor-revision <REV> --disposition scope_changed --reason ... --actor ...`, the lineage the reason names; `probity status --lineage <L>` prints its revision), the successor is reviewed (its lenses, `probity finalize`; under a policy that tier's roles sign), then `probity push`"
+        }
         "policy_floor_unmet" => {
             "review the delivered commit again under the base's policy (`probity start --commit` on it, after rebasing onto the protected tip: it freezes the floor's tier), then `probity push`"
         }

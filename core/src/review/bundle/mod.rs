@@ -729,6 +729,22 @@ pub enum DerivationError {
         /// The tier the trees give.
         derived: RiskLevel,
     },
+    /// A correction raised the tier: the trees from the base to the final
+    /// candidate give a higher tier than the review froze (and ran its
+    /// lenses and asked its signatures at), red team round 4 (D-R127).
+    #[error(
+        "{lineage}: its review ran at risk `{}`, but its correction made the delivered tree `{}` risk: the tier a review runs at covers what it approves",
+        recorded.name(),
+        derived.name()
+    )]
+    RiskRaisedByCorrection {
+        /// The record's lineage.
+        lineage: LineageId,
+        /// The tier the record froze.
+        recorded: RiskLevel,
+        /// The tier the base and final candidate trees give.
+        derived: RiskLevel,
+    },
     /// The record froze prompt digests other than this build's prompts
     /// for its lenses.
     #[error(
@@ -791,6 +807,32 @@ pub fn check_derivation(
         && *p != prompts.freeze(&frozen.selected_lenses)
     {
         return Err(DerivationError::Prompts { lineage });
+    }
+    Ok(())
+}
+
+/// Whether `record`'s correction raised its tier (D-R127): `changed` are
+/// the files Git lists between its base and its final candidate trees (a
+/// corrected record's; without a correction they are
+/// [`check_derivation`]'s). The tier is derived with the newest built-in
+/// risk policy, as [`check_derivation`] derives it: a tier above the one
+/// frozen is refused, whatever signed the review, for its lenses ran and
+/// its roles were asked at the frozen one.
+pub fn check_final_tier(
+    record: &StateRecord,
+    changed: &[ChangedFile],
+) -> Result<(), DerivationError> {
+    let frozen = record.state.frozen.risk_level;
+    let newest = RiskPolicy::newest();
+    let derived = newest
+        .classify(changed, authored_lines(newest, changed))
+        .level();
+    if rank(frozen) < rank(derived) {
+        return Err(DerivationError::RiskRaisedByCorrection {
+            lineage: record.state.lineage_id.clone(),
+            recorded: frozen,
+            derived,
+        });
     }
     Ok(())
 }

@@ -284,6 +284,31 @@ fn scope_is_checked_against_the_repositorys_listing() {
     ));
 }
 
+/// A correction whose tree is a higher tier than the review ran at is
+/// refused whatever else holds (D-R127); one within the tier passes.
+#[test]
+fn a_correction_may_not_raise_the_tier_the_review_ran_at() {
+    let obs = fixtures::parser_observation();
+    let r = approved().record().unwrap();
+    assert_eq!(r.state.frozen.risk_level, RiskLevel::Medium);
+    assert_eq!(check_final_tier(&r, &obs.changed), Ok(()));
+    let mut spawned = obs.changed.clone();
+    spawned[0] = fixtures::text_change(
+        "src/parser.rs",
+        30,
+        22,
+        "import subprocess\nsubprocess.run([\"sh\"])\n",
+    );
+    assert!(matches!(
+        check_final_tier(&r, &spawned),
+        Err(DerivationError::RiskRaisedByCorrection {
+            recorded: RiskLevel::Medium,
+            derived: RiskLevel::High,
+            ..
+        })
+    ));
+}
+
 #[test]
 fn what_start_froze_is_re_derived_from_the_trees() {
     let obs = fixtures::parser_observation();
