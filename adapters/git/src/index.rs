@@ -12,22 +12,40 @@
 //! only cost the process it meant to save, never name a tree git would not
 //! write (an id is only used when the object store already holds it).
 
-use std::collections::HashMap;
-
-/// One stage-0 entry: its mode, object id and full path.
-struct Entry {
+/// One stage-0 entry: its mode, object id and full path (the path's
+/// bytes are in the index itself, or, for version 4's prefix-compressed
+/// names, in the parse's own buffer: [`Parsed::path`]).
+struct Entry<'a> {
     mode: u32,
-    oid: Vec<u8>,
-    path: Vec<u8>,
+    oid: &'a [u8],
+    path: std::ops::Range<usize>,
 }
 
-/// A node of the cache-tree extension (`TREE`): the id of a directory's
-/// tree when still valid, and its subdirectories by name.
-#[derive(Default)]
-struct CacheNode {
+/// A node of the cache-tree extension (`TREE`), kept flat in pre-order:
+/// a directory's name, the id of its tree when still valid, and how many
+/// nodes below it follow it.
+struct CacheNode<'a> {
+    name: &'a [u8],
     /// Index entries the tree covers, and its id; `None` when invalidated.
-    valid: Option<(usize, Vec<u8>)>,
-    children: HashMap<Vec<u8>, CacheNode>,
+    valid: Option<(usize, &'a [u8])>,
+    descendants: usize,
+}
+
+/// A parsed index: its stage-0 entries in order, and its cache tree.
+struct Parsed<'a> {
+    entries: Vec<Entry<'a>>,
+    /// Where the entries' paths are: the index (versions 2 and 3) or the
+    /// names version 4 spelled out.
+    paths: std::borrow::Cow<'a, [u8]>,
+    /// The cache tree in pre-order (empty: none); the first node is the
+    /// root.
+    cache: Vec<CacheNode<'a>>,
+}
+
+impl Parsed<'_> {
+    fn path(&self, e: &Entry<'_>) -> &[u8] {
+        &self.paths[e.path.clone()]
+    }
 }
 
 /// A cursor over the index bytes.
@@ -78,11 +96,13 @@ impl<'a> Reader<'a> {
 /// for SHA-1, 32 for SHA-256); `None` for anything not handled (see the
 /// module).
 pub(crate) fn index_tree_id(bytes: &[u8], hash_len: usize) -> Option<Vec<u8>> {
-    let (entries, cache) = parse(bytes, hash_len)?;
-    build(&entries, 0, Some(&cache), hash_len, 0)
+    let parsed = parse(bytes, hash_len)?;
+    let root = (!parsed.cache.is_empty()).then_some(0);
+    let mut body = Vec::new();
+    build(&parsed, &parsed.entries, 0, root, hash_len, 0, &mut body)
 }
 
-fn parse(bytes: &[u8], hash_len: usize) -> Option<(Vec<Entry>, CacheNode)> {
+fn parse(bytes: &[u8], hash_len: usize) -> Option<Parsed<'_>> {
     if hash_len != 20 && hash_len != 32 {
         return None;
     }
@@ -95,8 +115,9 @@ fn parse(bytes: &[u8], hash_len: usize) -> Option<(Vec<Entry>, CacheNode)> {
         return None;
     }
     let count = r.u32()? as usize;
-    let mut entries: Vec<Entry> = Vec::with_capacity(count.min(bytes.len() / 62));
-    let mut previous: Vec<u8> = Vec::new();
+    let mut entries: Vec<Entry<'_>> = Vec::with_capacity(count.min(bytes.len() / 62));
+    // Version 4's names, spelled out one after the other.
+    let mut names: Vec<u8> = Vec::new();
     for _ in 0..count {
         let start = r.at;
         // ctime, mtime, dev, ino: 24 bytes.
@@ -104,7 +125,7 @@ fn parse(bytes: &[u8], hash_len: usize) -> Option<(Vec<Entry>, CacheNode)> {
         let mode = r.u32()?;
         // uid, gid, size.
         r.take(12)?;
-        let oid = r.take(hash_len)?.to_vec();
+        let oid = r.take(hash_len)?;
         let flags = r.u16()?;
         let extended = flags & 0x4000 != 0;
         let stage = (flags >> 12) & 3;
@@ -118,21 +139,28 @@ fn parse(bytes: &[u8], hash_len: usize) -> Option<(Vec<Entry>, CacheNode)> {
                 return None;
             }
         }
-        let path = if version == 4 {
+        let (path, previous) = if version == 4 {
+            // The previous name's prefix, then the rest of this one.
+            let previous = entries.last().map_or(0..0, |e| e.path.clone());
             let strip = r.varint()?;
             let keep = previous.len().checked_sub(strip)?;
-            let mut path = previous[..keep].to_vec();
-            path.extend_from_slice(r.until_nul()?);
-            path
+            let from = names.len();
+            names.extend_from_within(previous.start..previous.start + keep);
+            names.extend_from_slice(r.until_nul()?);
+            let path = from..names.len();
+            (path.clone(), (&names[previous], &names[path]))
         } else {
             let name_len = usize::from(flags & 0x0fff);
+            let name_start;
             let name = if name_len < 0x0fff {
+                name_start = r.at;
                 let name = r.take(name_len)?;
                 if r.take(1)? != [0] {
                     return None;
                 }
                 name
             } else {
+                name_start = r.at;
                 r.until_nul()?
             };
             // Padded with NULs to a multiple of 8 bytes from the entry's
@@ -144,9 +172,11 @@ fn parse(bytes: &[u8], hash_len: usize) -> Option<(Vec<Entry>, CacheNode)> {
             if r.take(pad)?.iter().any(|b| *b != 0) {
                 return None;
             }
-            name.to_vec()
+            let previous = entries.last().map_or(&[][..], |e| &bytes[e.path.clone()]);
+            (name_start..name_start + name.len(), (previous, name))
         };
-        if stage != 0 || path.is_empty() {
+        let (last, name) = previous;
+        if stage != 0 || name.is_empty() {
             return None;
         }
         // Only the modes write-tree writes: regular, executable, symlink,
@@ -155,16 +185,13 @@ fn parse(bytes: &[u8], hash_len: usize) -> Option<(Vec<Entry>, CacheNode)> {
             return None;
         }
         // Sorted and unique, as git keeps them.
-        if let Some(last) = entries.last()
-            && last.path >= path
-        {
+        if !entries.is_empty() && last >= name {
             return None;
         }
-        previous.clone_from(&path);
         entries.push(Entry { mode, oid, path });
     }
     // Extensions, then the trailing checksum.
-    let mut cache = CacheNode::default();
+    let mut cache = Vec::new();
     while bytes.len().checked_sub(r.at)? > hash_len {
         let signature = r.take(4)?;
         let size = r.u32()? as usize;
@@ -180,23 +207,39 @@ fn parse(bytes: &[u8], hash_len: usize) -> Option<(Vec<Entry>, CacheNode)> {
             _ => return None,
         }
     }
-    (bytes.len() - r.at == hash_len).then_some((entries, cache))
+    let paths = if version == 4 {
+        std::borrow::Cow::Owned(names)
+    } else {
+        std::borrow::Cow::Borrowed(bytes)
+    };
+    (bytes.len() - r.at == hash_len).then_some(Parsed {
+        entries,
+        paths,
+        cache,
+    })
 }
 
 /// The cache-tree extension: per directory, pre-order, `name\0`, entry
 /// count (`-1`: invalid), a space, subtree count, `\n`, and the id when
 /// valid.
-fn parse_cache_tree(data: &[u8], hash_len: usize) -> Option<CacheNode> {
+fn parse_cache_tree(data: &[u8], hash_len: usize) -> Option<Vec<CacheNode<'_>>> {
     let mut r = Reader { bytes: data, at: 0 };
-    let (_, root) = cache_node(&mut r, hash_len, 0)?;
-    (r.at == data.len()).then_some(root)
+    let mut nodes = Vec::new();
+    cache_node(&mut r, hash_len, 0, &mut nodes)?;
+    (r.at == data.len()).then_some(nodes)
 }
 
-fn cache_node(r: &mut Reader<'_>, hash_len: usize, depth: usize) -> Option<(Vec<u8>, CacheNode)> {
+/// Appends the node at `r` and every node below it to `nodes`.
+fn cache_node<'a>(
+    r: &mut Reader<'a>,
+    hash_len: usize,
+    depth: usize,
+    nodes: &mut Vec<CacheNode<'a>>,
+) -> Option<()> {
     if depth > 4096 {
         return None;
     }
-    let name = r.until_nul()?.to_vec();
+    let name = r.until_nul()?;
     let rest = r.bytes.get(r.at..)?;
     let line_end = rest.iter().position(|b| *b == b'\n')?;
     let line = std::str::from_utf8(&rest[..line_end]).ok()?;
@@ -204,72 +247,136 @@ fn cache_node(r: &mut Reader<'_>, hash_len: usize, depth: usize) -> Option<(Vec<
     let (count, subtrees) = line.split_once(' ')?;
     let count: i64 = count.parse().ok()?;
     let subtrees: usize = subtrees.parse().ok()?;
-    let mut node = CacheNode::default();
-    if count >= 0 {
-        node.valid = Some((usize::try_from(count).ok()?, r.take(hash_len)?.to_vec()));
-    }
+    let valid = if count >= 0 {
+        Some((usize::try_from(count).ok()?, r.take(hash_len)?))
+    } else {
+        None
+    };
+    let at = nodes.len();
+    nodes.push(CacheNode {
+        name,
+        valid,
+        descendants: 0,
+    });
     for _ in 0..subtrees {
-        let (child_name, child) = cache_node(r, hash_len, depth + 1)?;
-        node.children.insert(child_name, child);
+        cache_node(r, hash_len, depth + 1, nodes)?;
     }
-    Some((name, node))
+    nodes[at].descendants = nodes.len() - at - 1;
+    Some(())
+}
+
+/// The subdirectories of cache node `at`, by name (for a name given twice,
+/// the last one, as a map filled in order keeps it).
+fn children<'a>(cache: &[CacheNode<'a>], at: usize) -> Vec<(&'a [u8], usize)> {
+    let end = at + 1 + cache[at].descendants;
+    let mut out = Vec::new();
+    let mut c = at + 1;
+    while c < end {
+        out.push((cache[c].name, c));
+        c += 1 + cache[c].descendants;
+    }
+    // Stable: of equal names, the last stays last.
+    out.sort_by(|a, b| a.0.cmp(b.0));
+    out
+}
+
+/// The child named `name` among `kids` ([`children`]).
+fn child(kids: &[(&[u8], usize)], name: &[u8]) -> Option<usize> {
+    let after = kids.partition_point(|(n, _)| *n <= name);
+    let (n, at) = kids.get(after.checked_sub(1)?)?;
+    (*n == name).then_some(*at)
 }
 
 /// The id of the tree of `entries` (all under one directory whose names
-/// start at byte `base` of each path), a still valid cache-tree id taken
-/// as is; `None` when it cannot be built as git would.
+/// start at byte `base` of each path), a still valid cache-tree id (node
+/// `cache` of the parse's cache tree) taken as is; `None` when it cannot
+/// be built as git would. `body` is scratch space.
 fn build(
-    entries: &[Entry],
+    parsed: &Parsed<'_>,
+    entries: &[Entry<'_>],
     base: usize,
-    cache: Option<&CacheNode>,
+    cache: Option<usize>,
     hash_len: usize,
     depth: usize,
+    body: &mut Vec<u8>,
 ) -> Option<Vec<u8>> {
     if depth > 4096 {
         return None;
     }
-    if let Some((count, oid)) = cache.and_then(|c| c.valid.as_ref())
-        && *count == entries.len()
+    let node = cache.map(|at| (at, &parsed.cache[at]));
+    if let Some((count, oid)) = node.and_then(|(_, n)| n.valid)
+        && count == entries.len()
     {
-        return Some(oid.clone());
+        return Some(oid.to_vec());
     }
-    let mut body = Vec::new();
+    let kids = node.map(|(at, _)| children(&parsed.cache, at));
+    // This tree's body, after whatever the caller's body holds.
+    let from = body.len();
     let mut last_name: &[u8] = &[];
     let mut i = 0;
     while i < entries.len() {
-        let rest = entries[i].path.get(base..)?;
-        let (name, mode, oid) = match rest.iter().position(|b| *b == b'/') {
+        let path = parsed.path(&entries[i]);
+        let rest = path.get(base..)?;
+        let (name, mode) = match rest.iter().position(|b| *b == b'/') {
             Some(slash) => {
                 let name = &rest[..slash];
-                let prefix_len = base + slash + 1;
-                let prefix = &entries[i].path[..prefix_len];
+                let prefix = &path[..base + slash + 1];
                 let j = i + entries[i..]
                     .iter()
-                    .take_while(|e| e.path.starts_with(prefix))
+                    .take_while(|e| parsed.path(e).starts_with(prefix))
                     .count();
-                let child = cache.and_then(|c| c.children.get(name));
-                let oid = build(&entries[i..j], prefix_len, child, hash_len, depth + 1)?;
+                let sub = kids.as_deref().and_then(|k| child(k, name));
+                let oid = build(
+                    parsed,
+                    &entries[i..j],
+                    prefix.len(),
+                    sub,
+                    hash_len,
+                    depth + 1,
+                    body,
+                )?;
                 i = j;
-                (name, 0o40000, oid)
+                if name.is_empty() || name == last_name {
+                    return None;
+                }
+                push_entry(body, "40000", name, &oid);
+                last_name = name;
+                continue;
             }
-            None => {
-                let e = &entries[i];
-                i += 1;
-                (rest, e.mode, e.oid.clone())
-            }
+            None => (rest, entries[i].mode),
         };
         if name.is_empty() || name == last_name {
             // An empty component, or a name that is both a file and a
             // directory: write-tree refuses such an index.
             return None;
         }
+        push_entry(body, mode_octal(mode)?, name, entries[i].oid);
         last_name = name;
-        body.extend_from_slice(format!("{mode:o} ").as_bytes());
-        body.extend_from_slice(name);
-        body.push(0);
-        body.extend_from_slice(&oid);
+        i += 1;
     }
-    hash_tree(&body, hash_len)
+    let id = hash_tree(&body[from..], hash_len);
+    body.truncate(from);
+    id
+}
+
+/// A file mode as a tree entry spells it (only those [`parse`] takes).
+fn mode_octal(mode: u32) -> Option<&'static str> {
+    Some(match mode {
+        0o100644 => "100644",
+        0o100755 => "100755",
+        0o120000 => "120000",
+        0o160000 => "160000",
+        _ => return None,
+    })
+}
+
+/// Appends one tree entry: `<mode> <name>\0<id>`.
+fn push_entry(body: &mut Vec<u8>, mode: &str, name: &[u8], oid: &[u8]) {
+    body.extend_from_slice(mode.as_bytes());
+    body.push(b' ');
+    body.extend_from_slice(name);
+    body.push(0);
+    body.extend_from_slice(oid);
 }
 
 /// The id of a tree object whose body is `body`.
@@ -420,6 +527,29 @@ mod against_git {
         f.git(&["init", "-q", "-b", "main", "--object-format=sha256"])
             .unwrap();
         shapes(&f, 32);
+    }
+
+    #[test]
+    fn cached_siblings_are_found_by_name_whatever_their_order() {
+        // git keeps a directory's cached subtrees shortest name first;
+        // the entries sort by their bytes ('-' and '.' before '/').
+        let f = Fixture::new().unwrap();
+        let dirs = ["a", "a-b", "a.b", "a0", "ab", "b", "b/c", "b/c/d", "bb"];
+        for d in dirs {
+            f.write(&format!("{d}/f.txt"), d).unwrap();
+        }
+        f.write("top.txt", "t").unwrap();
+        f.git(&["add", "-A"]).unwrap();
+        f.git(&["write-tree"]).unwrap();
+        for (i, d) in dirs.iter().enumerate() {
+            f.write(&format!("{d}/g{i}.txt"), "g").unwrap();
+            f.git(&["add", d]).unwrap();
+            let (ours, git) = both(&f, 20);
+            assert_eq!(ours.as_deref(), Some(git.as_str()), "{d} invalidated");
+            f.git(&["write-tree"]).unwrap();
+            let (ours, git) = both(&f, 20);
+            assert_eq!(ours.as_deref(), Some(git.as_str()), "{d} cached again");
+        }
     }
 
     #[test]
