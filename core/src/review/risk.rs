@@ -461,17 +461,14 @@ impl RiskPolicy {
             ) {
                 reasons.push(RiskReason::UnscannedContent);
             }
-            // Every file is scanned: a "document" can be a build input.
-            let prepared = f
-                .content
-                .bytes()
-                .map(|b| scan::prepare(b, self.spawn_ignores_whitespace));
-            if let (Some(raw), Some(bytes)) = (f.content.bytes(), &prepared)
-                && (self.spawns(bytes, &scan.spawn) || self.spawns_between_comments(raw, scan))
-            {
+            // Every file is scanned: a "document" can be a build input. One
+            // pass finds both spawns and document code markers.
+            let found = f.content.bytes().map(|raw| scan.find(self, raw));
+            if found.is_some_and(|x| x.spawn) {
                 reasons.push(RiskReason::ProcessSpawn);
             }
-            if let Some(cause) = self.not_passive(f, prepared.as_deref(), scan) {
+            let doc_code = found.is_some_and(|x| x.doc_code);
+            if let Some(cause) = self.not_passive(f, doc_code) {
                 all_passive = false;
                 medium.push(if self.medium_reasons {
                     cause
@@ -514,13 +511,9 @@ impl RiskPolicy {
     /// `requirements.txt`) or images, with normal modes; text docs must be
     /// complete, valid UTF-8 without `#!` and, under v2, without a code
     /// marker or an indented code line; never an agent-instruction file.
-    /// `prepared` is the content as the spawn scan compares it.
-    fn not_passive(
-        &self,
-        f: &ChangedFile,
-        prepared: Option<&[u8]>,
-        scan: &Scan,
-    ) -> Option<RiskReason> {
+    /// `doc_code`: the content holds a document code marker, as the spawn
+    /// scan compares it.
+    fn not_passive(&self, f: &ChangedFile, doc_code: bool) -> Option<RiskReason> {
         let path = f.path.as_str();
         let name = file_name(path);
         if self
@@ -551,9 +544,7 @@ impl RiskPolicy {
             CandidateContent::Bytes { bytes, complete } => {
                 if !*complete || std::str::from_utf8(bytes).is_err() || bytes.starts_with(b"#!") {
                     code
-                } else if prepared.is_some_and(|p| scan.has_doc_code(p))
-                    || scan::indented_code(bytes, self.doc_indented_code_columns)
-                {
+                } else if doc_code || scan::indented_code(bytes, self.doc_indented_code_columns) {
                     Some(RiskReason::DocCodeBlock)
                 } else {
                     None
