@@ -123,3 +123,88 @@ fn a_state_record_of_auto_run_configuration_under_v3() {
         "state_record_auto_run_policy_v3",
     );
 }
+
+/// D-R123: the state and bundle schemas' second revision (what `probity
+/// schema state` and `bundle` print) accepts the reasons v2 and v3 give
+/// and a repository policy's `policy_floor:<rule>`; the first revision,
+/// pinned byte for byte, refuses them, which is why the revision exists.
+#[test]
+fn the_second_schema_revision_accepts_every_reason() {
+    use probity_core::review::{Bundle, RISK_REASON_PATTERN_R2, SchemaDoc, select_lenses};
+    let one_file = |policy: &RiskPolicy, hash, path: &str, content: &str| {
+        let mut obs = fixtures::parser_observation();
+        obs.changed = vec![fixtures::text_change(path, 2, 0, content)];
+        obs.intended_untracked = Vec::new();
+        fixtures::start_input_under(policy, hash, &obs, Lens::Reliability).unwrap()
+    };
+    let (v2, v3) = (RiskPolicy::v2(), RiskPolicy::v3());
+    let mut floor = one_file(v3, RiskPolicy::v3_hash(), "docs/a.md", "# a\n");
+    floor.assessment = floor
+        .assessment
+        .with_floor(vec![RiskReason::PolicyFloor("path#0".into())]);
+    floor.lenses = select_lenses(floor.assessment.level(), Lens::Reliability);
+    let inputs = [
+        one_file(v2, RiskPolicy::v2_hash(), "AGENT.md", "Be careful.\n"),
+        one_file(v3, RiskPolicy::v3_hash(), ".vscode/tasks.json", "{}\n"),
+        floor,
+    ];
+    let validator = |doc: SchemaDoc| jsonschema::validator_for(&doc.schema()).unwrap();
+    let (state_r1, state_r2) = (validator(SchemaDoc::State), validator(SchemaDoc::StateR2));
+    let (bundle_r1, bundle_r2) = (validator(SchemaDoc::Bundle), validator(SchemaDoc::BundleR2));
+    for input in inputs {
+        let record = ReviewState::start(input).unwrap().record().unwrap();
+        let reasons = record.state().frozen().risk_reasons.clone();
+        let state: serde_json::Value = serde_json::from_slice(&record.to_bytes().unwrap()).unwrap();
+        let bundle = Bundle::build(vec![record], Vec::new()).unwrap();
+        let bundle: serde_json::Value =
+            serde_json::from_slice(&bundle.to_bytes().unwrap()).unwrap();
+        assert!(state_r2.is_valid(&state), "{reasons:?}");
+        assert!(bundle_r2.is_valid(&bundle), "{reasons:?}");
+        assert!(!state_r1.is_valid(&state), "{reasons:?}");
+        assert!(!bundle_r1.is_valid(&bundle), "{reasons:?}");
+    }
+    // The pattern accepts exactly what the parser accepts.
+    let pattern = jsonschema::validator_for(
+        &serde_json::json!({"type": "string", "pattern": RISK_REASON_PATTERN_R2}),
+    )
+    .unwrap();
+    for code in [
+        "path_token:auth",
+        "adjacent_tokens:service+token",
+        "adjacent_tokens:a+b+c",
+        "adjacent_tokens:+a",
+        "adjacent_tokens:a+",
+        "shell_source",
+        "ci_config",
+        "executable_bit_change",
+        "process_spawn",
+        "unscanned_content",
+        "large_change",
+        "agent_hooks",
+        "auto_run_config",
+        "policy_floor:path#0",
+        "policy_floor:content#12",
+        "policy_floor:policy_dir",
+        "policy_floor:",
+        "policy_floor:a b",
+        "policy_floor:a\tb",
+        "policy_floor:a\u{a0}b",
+        "policy_floor:a\u{2028}b",
+        "policy_floor:a\u{85}",
+        "docs_only",
+        "code_change",
+        "agent_instructions",
+        "doc_code_block",
+        "path_token:",
+        "auto_run",
+        "Docs_only",
+        "docs_only ",
+    ] {
+        let parsed = serde_json::from_value::<RiskReason>(serde_json::json!(code)).is_ok();
+        assert_eq!(
+            pattern.is_valid(&serde_json::json!(code)),
+            parsed,
+            "{code:?}"
+        );
+    }
+}

@@ -9,6 +9,8 @@
 
 mod support;
 
+use std::path::Path;
+
 use support::*;
 
 /// Medium: a reviewer (CI). High: a reviewer and a maintainer (alice).
@@ -71,6 +73,16 @@ impl Team {
         push_past_client(&self.f).unwrap();
         assert_eq!(self.server_main().as_deref(), Some(c));
     }
+
+    /// `lineage` signed with `first` alone is refused at the server
+    /// (`roles_unmet`, naming the role `missing`); signed with `then` too,
+    /// its commit `c` lands.
+    fn lands_once_signed(&self, lineage: &str, first: &Path, missing: &str, then: &Path, c: &str) {
+        self.sign(first, lineage);
+        self.server_refuses("roles_unmet", &[missing]);
+        self.sign(then, lineage);
+        self.lands(c);
+    }
 }
 
 /// Asserts `start` froze under the newest built-in policy (v2 when these
@@ -101,11 +113,8 @@ fn agent_instructions_approved_by_the_agent_alone_are_refused_at_the_server() {
         let t = Team::new();
         let (lineage, started, c) = t.review_commit(path, INSTRUCTION);
         assert_rated(&started, "medium", &["agent_instructions"]);
-        t.sign(&t.agent, &lineage);
-        t.server_refuses("roles_unmet", &["reviewer"]);
         // Signed by the reviewer: the legitimate flow lands.
-        t.sign(&t.ci, &lineage);
-        t.lands(&c);
+        t.lands_once_signed(&lineage, &t.agent, "reviewer", &t.ci, &c);
     }
 }
 
@@ -218,9 +227,31 @@ fn configuration_that_runs_by_itself_needs_the_high_tiers_roles() {
         let (lineage, started, c) = t.review_commit(path, text);
         assert_eq!(started["policy_hash"], v3.as_str(), "{started}");
         assert_rated(&started, "high", &["auto_run_config"]);
-        t.sign(&t.ci, &lineage);
-        t.server_refuses("roles_unmet", &["maintainer"]);
-        t.sign(&t.alice, &lineage);
-        t.lands(&c);
+        t.lands_once_signed(&lineage, &t.ci, "maintainer", &t.alice, &c);
     }
+}
+
+/// D-R123: `probity schema state` and `bundle` print their schemas' second
+/// revision, whose `RiskReason` accepts v3's reasons and
+/// `policy_floor:*`; `state-r1` and `bundle-r1` print the first revision
+/// byte for byte.
+#[test]
+fn the_printed_schemas_accept_every_risk_reason() {
+    use probity_core::review::{RISK_REASON_PATTERN_R2, SchemaDoc};
+    let dir = tempfile::tempdir().unwrap();
+    for (arg, doc) in [
+        ("state", SchemaDoc::StateR2),
+        ("bundle", SchemaDoc::BundleR2),
+        ("state-r1", SchemaDoc::State),
+        ("bundle-r1", SchemaDoc::Bundle),
+    ] {
+        let printed = probity_ok(dir.path(), &["schema", arg]);
+        assert_eq!(printed.json, doc.schema(), "{arg}");
+    }
+    let state = probity_ok(dir.path(), &["schema", "state"]).json;
+    assert_eq!(
+        state["$defs"]["RiskReason"]["pattern"],
+        RISK_REASON_PATTERN_R2
+    );
+    assert!(RISK_REASON_PATTERN_R2.contains("auto_run_config"));
 }

@@ -185,7 +185,7 @@ pub use roles::{
     TranscriptsUnmet, bind_transcript, check_transcripts, fixer_handoff, lens_context,
     refuter_check, refuter_context, reviewer_check, validator_check, validator_context,
 };
-pub use schema::SchemaDoc;
+pub use schema::{RISK_REASON_PATTERN_R2, SchemaDoc};
 pub use server::{
     ApprovalHistory, ApprovalSpent, ApprovedDelivery, DefaultBranch, DefaultBranchUnborn,
     HookRunner, MAX_ADDED_NOTES_BYTES, MAX_RECEIVE_BYTES, MAX_RECEIVE_LINES, NotesRefDenial,
