@@ -175,15 +175,7 @@ fn a_record_stamped_with_policy_v1_cannot_bring_the_weaker_rating_back() {
         ("AGENT.md", INSTRUCTION, "medium"),
         ("README.md", SPACED_DOCTEST, "high"),
     ] {
-        let t = Team::new();
-        t.f.write(path, text).unwrap();
-        let c = commit_all(&t.f, path);
-        add_v1_note(&t, &c);
-        let err = push_main_and_notes(&t.f).unwrap_err();
-        assert!(err.contains("derivation_mismatch"), "{path}: {err}");
-        assert!(err.contains("claims risk `low`"), "{path}: {err}");
-        assert!(err.contains(&format!("`{derived}` risk")), "{path}: {err}");
-        assert_eq!(t.server_main(), t.before);
+        understated_at_the_server(path, text, derived, add_v1_note);
     }
     let t = Team::new();
     t.f.write("docs/guide.md", "# Guide\n\nCall `parse` once.\n")
@@ -194,12 +186,40 @@ fn a_record_stamped_with_policy_v1_cannot_bring_the_weaker_rating_back() {
     assert_eq!(t.server_main(), Some(c));
 }
 
+/// `path` written with `text` and committed, its note added by `note`
+/// (a record rated low): the server refuses the push as
+/// `derivation_mismatch`, the newest policy deriving `derived`, and its
+/// `main` does not move.
+fn understated_at_the_server(path: &str, text: &str, derived: &str, note: impl Fn(&Team, &str)) {
+    let t = Team::new();
+    t.f.write(path, text).unwrap();
+    let c = commit_all(&t.f, path);
+    note(&t, &c);
+    let err = push_main_and_notes(&t.f).unwrap_err();
+    assert!(err.contains("derivation_mismatch"), "{path}: {err}");
+    assert!(err.contains("claims risk `low`"), "{path}: {err}");
+    assert!(err.contains(&format!("`{derived}` risk")), "{path}: {err}");
+    assert_eq!(t.server_main(), t.before);
+}
+
 /// Adds to `commit` a note holding a bundle of one approved record made
 /// with core's own API exactly as a v1 build made it: the commit's real
 /// trees, rated by the built-in policy v1, stamped with v1's digest.
 fn add_v1_note(t: &Team, commit: &str) {
     let v1 = probity_core::review::RiskPolicy::v1();
-    let bytes = forged::low_v1_bundle(&t.f, commit, |changed, lines| v1.classify(changed, lines));
+    add_note_under(t, commit, v1, probity_core::review::RiskPolicy::v1_hash());
+}
+
+/// [`add_v1_note`] as a build whose newest policy was `policy` made it.
+fn add_note_under(
+    t: &Team,
+    commit: &str,
+    policy: &probity_core::review::RiskPolicy,
+    hash: probity_core::digest::Sha256Digest,
+) {
+    let bytes = forged::low_bundle_under(&t.f, commit, policy, hash, |changed, lines| {
+        policy.classify(changed, lines)
+    });
     let note = t.inputs.path().join("note.txt");
     std::fs::write(&note, &bytes).unwrap();
     t.f.git(&[
@@ -228,6 +248,26 @@ fn configuration_that_runs_by_itself_needs_the_high_tiers_roles() {
         assert_eq!(started["policy_hash"], v3.as_str(), "{started}");
         assert_rated(&started, "high", &["auto_run_config"]);
         t.lands_once_signed(&lineage, &t.ci, "maintainer", &t.alice, &c);
+    }
+}
+
+/// D-R122 through a record stamped with policy v2: an agent's new
+/// instructions under a directory v3 names (Kilo Code, Trae), a `QWEN.md`,
+/// and a dev container's file, each rated low by v2 and landed on a v2
+/// build without a signature, are understated at the server, which
+/// derives with v3.
+#[test]
+fn a_record_stamped_with_policy_v2_cannot_bring_the_weaker_rating_back() {
+    use probity_core::review::RiskPolicy;
+    for (path, derived) in [
+        (".kilocode/rules/deploy.md", "medium"),
+        (".trae/rules/project_rules.md", "medium"),
+        ("QWEN.md", "medium"),
+        (".devcontainer/README.md", "high"),
+    ] {
+        understated_at_the_server(path, INSTRUCTION, derived, |t, c| {
+            add_note_under(t, c, RiskPolicy::v2(), RiskPolicy::v2_hash())
+        });
     }
 }
 

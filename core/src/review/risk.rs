@@ -3,9 +3,9 @@
 //! The policy is data (`core/policy/risk-policy-v1.json`, `-v2.json` and
 //! `-v3.json`, embedded); `policy_hash` is its canonical digest. `start`
 //! freezes under the newest, and a gate derives with the newest whatever a
-//! record names (D-R114, D-R122). The tier is always explained by the reason codes it
-//! reports, and [`RiskAssessment::new`] refuses a tier the reasons do not
-//! imply: the classifier fails closed.
+//! record names (D-R114, D-R122). The tier is always explained by the
+//! reason codes it reports, and [`RiskAssessment::new`] refuses a tier the
+//! reasons do not imply: the classifier fails closed.
 
 use std::fmt;
 use std::sync::LazyLock;

@@ -1,8 +1,9 @@
 //! What the classifier looks for in a path and in content: the automata
-//! over the spawn patterns and the document code markers (each one pass,
-//! never a search per pattern), the views v2 compares them in (without
-//! whitespace; without comments too), agent paths, and indented code
-//! lines.
+//! over the spawn patterns and the document code markers (never a search
+//! per pattern), the views v2 and v3 compare them in (without whitespace;
+//! without comments too), walked in one pass with no copy ([`Fused`]),
+//! agent and auto-run paths, install scripts in a package manifest, and
+//! indented code lines.
 
 use std::borrow::Cow;
 
