@@ -124,7 +124,7 @@ fn a_state_record_of_auto_run_configuration_under_v3() {
     );
 }
 
-/// D-R123: the state and bundle schemas' second revision (what `probity
+/// D-R128: the state and bundle schemas' second revision (what `probity
 /// schema state` and `bundle` print) accepts the reasons v2 and v3 give
 /// and a repository policy's `policy_floor:<rule>`; the first revision,
 /// pinned byte for byte, refuses them, which is why the revision exists.

@@ -271,7 +271,7 @@ fn a_record_stamped_with_policy_v2_cannot_bring_the_weaker_rating_back() {
     }
 }
 
-/// D-R123: `probity schema state` and `bundle` print their schemas' second
+/// D-R128: `probity schema state` and `bundle` print their schemas' second
 /// revision, whose `RiskReason` accepts v3's reasons and
 /// `policy_floor:*`; `state-r1` and `bundle-r1` print the first revision
 /// byte for byte.

@@ -38,11 +38,11 @@ pub enum SchemaDoc {
     /// The required checks read from the protected base
     /// (`.probity/checks.json`): `probity-checks/v1`.
     Checks,
-    /// The state record's schema, second revision (D-R123): as
+    /// The state record's schema, second revision (D-R128): as
     /// [`SchemaDoc::State`], its `RiskReason` accepting every reason a
     /// built-in policy gives (v2's and v3's) and `policy_floor:<rule>`.
     StateR2,
-    /// The bundle's schema, second revision (D-R123): as
+    /// The bundle's schema, second revision (D-R128): as
     /// [`SchemaDoc::Bundle`], with [`SchemaDoc::StateR2`]'s `RiskReason`.
     BundleR2,
 }
@@ -202,7 +202,7 @@ impl SchemaDoc {
     }
 }
 
-/// The second revision's `RiskReason` (D-R123); the first revision's
+/// The second revision's `RiskReason` (D-R128); the first revision's
 /// pattern, which golden/ pins, listed v1's reasons only.
 fn set_risk_reason_r2(schema: &mut Value) {
     set(

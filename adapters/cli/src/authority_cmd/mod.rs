@@ -55,9 +55,9 @@ pub enum SchemaArg {
     Validator,
     Receipt,
     /// The state record (its schema's second revision, which accepts every
-    /// risk reason a built-in policy gives; D-R123).
+    /// risk reason a built-in policy gives; D-R128).
     State,
-    /// The bundle (its schema's second revision; D-R123).
+    /// The bundle (its schema's second revision; D-R128).
     Bundle,
     /// The state record's schema as first printed (its `RiskReason` lists
     /// v1's reasons only), kept byte for byte.
