@@ -39,7 +39,7 @@ use crate::review::{POLICY_DOMAIN, RiskPolicy};
 use crate::review::{RepoPath, TreeId};
 use crate::review::{empty_fix_delta, fix_delta_hash};
 
-mod risk_v2;
+mod risk_policies;
 
 /// The version of the vector files' format and content.
 pub const VERSION: &str = "v1";
@@ -200,6 +200,24 @@ impl Builder {
     }
 }
 
+/// The `receipt` vector `name` of `receipt` (checked as `n`): the receipt
+/// file is the canonical bytes and one newline.
+fn receipt_vector(
+    b: &mut Builder,
+    n: &str,
+    name: &str,
+    receipt: &Receipt,
+) -> Result<(), VectorError> {
+    let bytes = receipt.to_bytes().map_err(state_err(n))?;
+    let value = to_value(n, receipt)?;
+    let canonical = bytes
+        .strip_suffix(b"\n")
+        .ok_or_else(|| err(n, "the receipt file does not end with a newline"))?;
+    same_bytes(n, &value, canonical)?;
+    b.jcs("receipt", name, None, value, None, None)?;
+    Ok(())
+}
+
 fn to_value<T: Serialize>(name: &str, v: &T) -> Result<Value, VectorError> {
     serde_json::to_value(v).map_err(|e| err(name, e.to_string()))
 }
@@ -224,7 +242,7 @@ pub fn vectors(contexts: &[(&str, &Assembly)]) -> Result<Vec<Vector>, VectorErro
     jcs_vectors(&mut b)?;
     review_vectors(&mut b)?;
     context_vectors(&mut b, contexts)?;
-    risk_v2::vectors(&mut b)?;
+    risk_policies::vectors(&mut b)?;
     Ok(b.out)
 }
 
@@ -447,21 +465,7 @@ fn review_vectors(b: &mut Builder) -> Result<(), VectorError> {
 
     // The receipt, the candidate manifest and the in-toto statement.
     let receipt = Receipt::derive(&r2).ok_or_else(|| err(n, "no receipt"))?;
-    let receipt_bytes = receipt.to_bytes().map_err(state_err(n))?;
-    let receipt_value = to_value(n, &receipt)?;
-    // The receipt file is the canonical bytes and one newline.
-    let canonical_receipt = receipt_bytes
-        .strip_suffix(b"\n")
-        .ok_or_else(|| err(n, "the receipt file does not end with a newline"))?;
-    same_bytes(n, &receipt_value, canonical_receipt)?;
-    b.jcs(
-        "receipt",
-        "parser-approved",
-        None,
-        receipt_value,
-        None,
-        None,
-    )?;
+    receipt_vector(b, n, "parser-approved", &receipt)?;
 
     let entries = fixtures::parser_manifest_entries();
     let manifest = attest::manifest_bytes(&receipt, entries).map_err(|e| err(n, e.to_string()))?;

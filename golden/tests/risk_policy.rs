@@ -1,11 +1,12 @@
 //! The built-in risk policies, pinned: v1's digest (every record made
-//! before D-R114 names it) and v2's document, digest, and a state record
-//! and receipt made under v2. The v1 snapshots in `review.rs` keep their
+//! before D-R114 names it), v2's and v3's documents and digests, and a
+//! state record and receipt made under each (D-R114, D-R122). The v1 snapshots in `review.rs` keep their
 //! bytes: their fixtures still start under v1.
 
 use probity_core::canonical::canonical_bytes;
+use probity_core::digest::Sha256Digest;
 use probity_core::review::fixtures;
-use probity_core::review::{Lens, Receipt, ReviewState, RiskPolicy, StateRecord};
+use probity_core::review::{Lens, Receipt, ReviewState, RiskPolicy, RiskReason, StateRecord};
 
 fn text(b: Vec<u8>) -> String {
     String::from_utf8(b).unwrap()
@@ -24,23 +25,22 @@ fn the_builtin_policies_and_their_digests() {
     );
 }
 
-/// Starts `obs` under v2 at the fixtures' fixed time and nonce.
-fn start_v2(obs: &probity_core::review::CandidateObservation) -> ReviewState {
-    let input = fixtures::start_input_under(
-        RiskPolicy::v2(),
-        RiskPolicy::v2_hash(),
-        obs,
-        Lens::Reliability,
-    )
-    .unwrap();
-    ReviewState::start(input).unwrap()
+/// Starts `obs` under `policy` (whose digest is `hash`) at the fixtures'
+/// fixed time and nonce.
+fn start_under(
+    policy: &RiskPolicy,
+    hash: Sha256Digest,
+    obs: &probity_core::review::CandidateObservation,
+) -> ReviewState {
+    fixtures::start_under(policy, hash, obs, Lens::Reliability).unwrap()
 }
 
-/// The parser scenario under v2: the same tier as under v1, v2's digest.
-#[test]
-fn a_state_record_and_receipt_made_under_v2() {
-    let r0 = start_v2(&fixtures::parser_observation());
-    assert_eq!(r0.frozen().policy_hash, RiskPolicy::v2_hash());
+/// The parser scenario approved under `policy`: its state record and
+/// receipt, pinned as `state_record_approved_<version>` and
+/// `receipt_approved_<version>`.
+fn approved_under(policy: &RiskPolicy, hash: Sha256Digest, version: &str) {
+    let r0 = start_under(policy, hash, &fixtures::parser_observation());
+    assert_eq!(r0.frozen().policy_hash, hash);
     let r2 = r0
         .accept_results(vec![fixtures::clean_result()], &Default::default())
         .unwrap()
@@ -48,25 +48,163 @@ fn a_state_record_and_receipt_made_under_v2() {
         .unwrap();
     let bytes = r2.record().unwrap().to_bytes().unwrap();
     assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state(), &r2);
-    insta::assert_snapshot!("state_record_approved_policy_v2", text(bytes));
+    insta::assert_snapshot!(format!("state_record_approved_{version}"), text(bytes));
     let receipt = Receipt::derive(&r2).unwrap().to_bytes().unwrap();
-    insta::assert_snapshot!("receipt_approved_policy_v2", text(receipt));
+    insta::assert_snapshot!(format!("receipt_approved_{version}"), text(receipt));
+}
+
+/// A state record of one changed file, started under `policy`: it gives
+/// `reasons`, and is pinned as `name`.
+fn one_file_under(
+    policy: &RiskPolicy,
+    hash: Sha256Digest,
+    (path, content): (&str, &str),
+    reasons: &[RiskReason],
+    name: &str,
+) {
+    let mut obs = fixtures::parser_observation();
+    obs.changed = vec![fixtures::text_change(path, 2, 0, content)];
+    obs.intended_untracked = Vec::new();
+    let s = start_under(policy, hash, &obs);
+    assert_eq!(s.frozen().risk_reasons, reasons);
+    let bytes = s.record().unwrap().to_bytes().unwrap();
+    assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state(), &s);
+    insta::assert_snapshot!(name.to_string(), text(bytes));
+}
+
+/// The parser scenario under v2: the same tier as under v1, v2's digest.
+#[test]
+fn a_state_record_and_receipt_made_under_v2() {
+    approved_under(RiskPolicy::v2(), RiskPolicy::v2_hash(), "policy_v2");
 }
 
 /// A v2 reason on the wire: a Claude Code command is medium
 /// (`agent_instructions`).
 #[test]
 fn a_state_record_of_agent_instructions_under_v2() {
-    let mut obs = fixtures::parser_observation();
-    obs.changed = vec![fixtures::text_change(
-        ".claude/commands/deploy.md",
-        2,
-        0,
-        "Run the deploy script.\n",
-    )];
-    obs.intended_untracked = Vec::new();
-    let s = start_v2(&obs);
-    let bytes = s.record().unwrap().to_bytes().unwrap();
-    assert_eq!(StateRecord::from_bytes(&bytes).unwrap().state(), &s);
-    insta::assert_snapshot!("state_record_agent_instructions_policy_v2", text(bytes));
+    one_file_under(
+        RiskPolicy::v2(),
+        RiskPolicy::v2_hash(),
+        (".claude/commands/deploy.md", "Run the deploy script.\n"),
+        &[RiskReason::AgentInstructions],
+        "state_record_agent_instructions_policy_v2",
+    );
+}
+
+/// v3's document and digest (D-R122); v1's and v2's above keep theirs.
+#[test]
+fn the_builtin_policy_v3_and_its_digest() {
+    let v3 = canonical_bytes(RiskPolicy::v3()).unwrap();
+    insta::assert_snapshot!(
+        "risk_policy_v3",
+        format!("{}\n{}", RiskPolicy::v3_hash(), text(v3))
+    );
+}
+
+/// The parser scenario under v3: the same tier as under v1 and v2, v3's
+/// digest.
+#[test]
+fn a_state_record_and_receipt_made_under_v3() {
+    approved_under(RiskPolicy::v3(), RiskPolicy::v3_hash(), "policy_v3");
+}
+
+/// A v3 reason on the wire: the editor's tasks are high
+/// (`auto_run_config`).
+#[test]
+fn a_state_record_of_auto_run_configuration_under_v3() {
+    one_file_under(
+        RiskPolicy::v3(),
+        RiskPolicy::v3_hash(),
+        (
+            ".vscode/tasks.json",
+            "{\"tasks\":[{\"command\":\"./setup\",\"runOptions\":{\"runOn\":\"folderOpen\"}}]}\n",
+        ),
+        &[RiskReason::AutoRunConfig],
+        "state_record_auto_run_policy_v3",
+    );
+}
+
+/// D-R128: the state and bundle schemas' second revision (what `probity
+/// schema state` and `bundle` print) accepts the reasons v2 and v3 give
+/// and a repository policy's `policy_floor:<rule>`; the first revision,
+/// pinned byte for byte, refuses them, which is why the revision exists.
+#[test]
+fn the_second_schema_revision_accepts_every_reason() {
+    use probity_core::review::{Bundle, RISK_REASON_PATTERN_R2, SchemaDoc, select_lenses};
+    let one_file = |policy: &RiskPolicy, hash, path: &str, content: &str| {
+        let mut obs = fixtures::parser_observation();
+        obs.changed = vec![fixtures::text_change(path, 2, 0, content)];
+        obs.intended_untracked = Vec::new();
+        fixtures::start_input_under(policy, hash, &obs, Lens::Reliability).unwrap()
+    };
+    let (v2, v3) = (RiskPolicy::v2(), RiskPolicy::v3());
+    let mut floor = one_file(v3, RiskPolicy::v3_hash(), "docs/a.md", "# a\n");
+    floor.assessment = floor
+        .assessment
+        .with_floor(vec![RiskReason::PolicyFloor("path#0".into())]);
+    floor.lenses = select_lenses(floor.assessment.level(), Lens::Reliability);
+    let inputs = [
+        one_file(v2, RiskPolicy::v2_hash(), "AGENT.md", "Be careful.\n"),
+        one_file(v3, RiskPolicy::v3_hash(), ".vscode/tasks.json", "{}\n"),
+        floor,
+    ];
+    let validator = |doc: SchemaDoc| jsonschema::validator_for(&doc.schema()).unwrap();
+    let (state_r1, state_r2) = (validator(SchemaDoc::State), validator(SchemaDoc::StateR2));
+    let (bundle_r1, bundle_r2) = (validator(SchemaDoc::Bundle), validator(SchemaDoc::BundleR2));
+    for input in inputs {
+        let record = ReviewState::start(input).unwrap().record().unwrap();
+        let reasons = record.state().frozen().risk_reasons.clone();
+        let state: serde_json::Value = serde_json::from_slice(&record.to_bytes().unwrap()).unwrap();
+        let bundle = Bundle::build(vec![record], Vec::new()).unwrap();
+        let bundle: serde_json::Value =
+            serde_json::from_slice(&bundle.to_bytes().unwrap()).unwrap();
+        assert!(state_r2.is_valid(&state), "{reasons:?}");
+        assert!(bundle_r2.is_valid(&bundle), "{reasons:?}");
+        assert!(!state_r1.is_valid(&state), "{reasons:?}");
+        assert!(!bundle_r1.is_valid(&bundle), "{reasons:?}");
+    }
+    // The pattern accepts exactly what the parser accepts.
+    let pattern = jsonschema::validator_for(
+        &serde_json::json!({"type": "string", "pattern": RISK_REASON_PATTERN_R2}),
+    )
+    .unwrap();
+    for code in [
+        "path_token:auth",
+        "adjacent_tokens:service+token",
+        "adjacent_tokens:a+b+c",
+        "adjacent_tokens:+a",
+        "adjacent_tokens:a+",
+        "shell_source",
+        "ci_config",
+        "executable_bit_change",
+        "process_spawn",
+        "unscanned_content",
+        "large_change",
+        "agent_hooks",
+        "auto_run_config",
+        "policy_floor:path#0",
+        "policy_floor:content#12",
+        "policy_floor:policy_dir",
+        "policy_floor:",
+        "policy_floor:a b",
+        "policy_floor:a\tb",
+        "policy_floor:a\u{a0}b",
+        "policy_floor:a\u{2028}b",
+        "policy_floor:a\u{85}",
+        "docs_only",
+        "code_change",
+        "agent_instructions",
+        "doc_code_block",
+        "path_token:",
+        "auto_run",
+        "Docs_only",
+        "docs_only ",
+    ] {
+        let parsed = serde_json::from_value::<RiskReason>(serde_json::json!(code)).is_ok();
+        assert_eq!(
+            pattern.is_valid(&serde_json::json!(code)),
+            parsed,
+            "{code:?}"
+        );
+    }
 }

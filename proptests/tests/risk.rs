@@ -1,6 +1,6 @@
-//! Properties of the built-in risk policies (D-R114): whitespace put into
-//! content never hides a process spawn from v2, and v2 never rates a
-//! change lower than v1.
+//! Properties of the built-in risk policies (D-R114, D-R122): whitespace
+//! put into content never hides a process spawn from v2, v2 never rates a
+//! change lower than v1 and v3 never lower than v2.
 
 use proptest::prelude::*;
 
@@ -61,6 +61,10 @@ const PATHS: &[&str] = &[
     ".github/workflows/ci.yml",
     "img/logo.png",
     "notes.txt",
+    ".vscode/tasks.json",
+    "package.json",
+    ".kilocode/rules/r.md",
+    "build.rs",
 ];
 
 const SPACES: &[&str] = &["", " ", "  ", "\t", "\n", "\r\n", "    "];
@@ -157,8 +161,8 @@ proptest! {
         }
     }
 
-    /// The newer policy only adds rules: v2's tier is at least v1's for
-    /// any change of these paths.
+    /// A newer policy only adds rules: v2's tier is at least v1's, and
+    /// v3's at least v2's, for any change of these paths.
     #[test]
     fn v2_never_rates_a_change_lower_than_v1(
         files in prop::collection::vec((0..PATHS.len(), content()), 1..4),
@@ -167,6 +171,8 @@ proptest! {
             files.iter().map(|(p, c)| file(PATHS[*p], c)).collect();
         let v1 = RiskPolicy::v1().classify(&files, 1).level();
         let v2 = RiskPolicy::v2().classify(&files, 1).level();
+        let v3 = RiskPolicy::v3().classify(&files, 1).level();
         prop_assert!(rank(v2) >= rank(v1), "v1 {v1:?}, v2 {v2:?}");
+        prop_assert!(rank(v3) >= rank(v2), "v2 {v2:?}, v3 {v3:?}");
     }
 }

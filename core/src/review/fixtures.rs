@@ -93,6 +93,17 @@ pub fn start_input_under(
     })
 }
 
+/// Starts a review of `obs` at the fixed time and nonce under `policy`
+/// (whose digest is `policy_hash`).
+pub fn start_under(
+    policy: &RiskPolicy,
+    policy_hash: crate::digest::Sha256Digest,
+    obs: &CandidateObservation,
+    focus: Lens,
+) -> Result<ReviewState, StateError> {
+    ReviewState::start(start_input_under(policy, policy_hash, obs, focus)?)
+}
+
 /// Starts a review of `obs` at the fixed time and nonce.
 pub fn start(obs: &CandidateObservation, focus: Lens) -> Result<ReviewState, StateError> {
     ReviewState::start(start_input(obs, focus)?)

@@ -178,15 +178,15 @@ pub use report::{
     sarif_log,
 };
 pub use risk::{
-    GoldenRule, POLICY_DOMAIN, POLICY_V2_DOMAIN, RiskAssessment, RiskLevel, RiskPolicy, RiskReason,
-    UnexplainedRisk, authored_lines, select_lenses,
+    GoldenRule, POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, RiskAssessment, RiskLevel,
+    RiskPolicy, RiskReason, ScriptsRule, UnexplainedRisk, authored_lines, select_lenses,
 };
 pub use roles::{
     BindError, FixerHandoff, HandedFinding, MAX_TRANSCRIPT_BYTES, RoleContext, RoleError,
     TranscriptsUnmet, bind_transcript, check_transcripts, fixer_handoff, lens_context,
     refuter_check, refuter_context, reviewer_check, validator_check, validator_context,
 };
-pub use schema::SchemaDoc;
+pub use schema::{RISK_REASON_PATTERN_R2, SchemaDoc};
 pub use server::{
     ApprovalHistory, ApprovalSpent, ApprovedDelivery, DefaultBranch, DefaultBranchUnborn,
     HookRunner, MAX_ADDED_NOTES_BYTES, MAX_RECEIVE_BYTES, MAX_RECEIVE_LINES, NotesRefDenial,

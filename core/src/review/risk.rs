@@ -1,11 +1,11 @@
 //! Risk classification from a versioned, hashed policy (R2.4–R2.6).
 //!
-//! The policy is data (`core/policy/risk-policy-v1.json` and `-v2.json`,
-//! embedded); `policy_hash` is its canonical digest. `start` freezes under
-//! the newest, and a gate derives with the newest whatever a record names
-//! (D-R114). The tier is always explained by the reason codes it
-//! reports, and [`RiskAssessment::new`] refuses a tier the reasons do not
-//! imply: the classifier fails closed.
+//! The policy is data (`core/policy/risk-policy-v1.json`, `-v2.json` and
+//! `-v3.json`, embedded); `policy_hash` is its canonical digest. `start`
+//! freezes under the newest, and a gate derives with the newest whatever a
+//! record names (D-R114, D-R122). The tier is always explained by the
+//! reason codes it reports, and [`RiskAssessment::new`] refuses a tier the
+//! reasons do not imply: the classifier fails closed.
 
 use std::fmt;
 use std::sync::LazyLock;
@@ -29,6 +29,9 @@ pub const POLICY_DOMAIN: Domain = Domain::new("probity/risk-policy/v1");
 
 /// Domain of `policy_hash` for the built-in policy v2.
 pub const POLICY_V2_DOMAIN: Domain = Domain::new("probity/risk-policy/v2");
+
+/// Domain of `policy_hash` for the built-in policy v3.
+pub const POLICY_V3_DOMAIN: Domain = Domain::new("probity/risk-policy/v3");
 
 /// The risk tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -111,7 +114,8 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1` or `/v2`.
+    /// The policy's version label, `probity.risk-policy/v1`, `/v2` or
+    /// `/v3`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -181,6 +185,34 @@ pub struct RiskPolicy {
     /// absent, false, in v1).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub medium_reasons: bool,
+    /// Paths (matched as `agent_instruction_paths`; a `*` in a file
+    /// pattern's last segment stands for any characters but `/`) of
+    /// configuration a tool runs by itself, on a teammate's or a CI
+    /// machine, with no one asking to run the project: on opening the
+    /// folder in an editor, on entering the directory, on a git operation,
+    /// on installing dependencies (`auto_run_config`, high; v3, absent
+    /// before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub auto_run_paths: Vec<String>,
+    /// Package manifests whose install-time scripts run by themselves
+    /// (`auto_run_config`, high; v3, absent before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_run_scripts: Option<ScriptsRule>,
+}
+
+/// Manifests (`package.json`) a package manager runs scripts of when it
+/// installs dependencies: a changed manifest whose `scripts` object names
+/// one of `scripts` (`postinstall`), or that does not parse as a JSON
+/// object (so the scripts cannot be shown absent), is `auto_run_config`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptsRule {
+    /// File names (matched ASCII case-sensitively, as npm reads them) of
+    /// the manifests.
+    pub manifests: Vec<String>,
+    /// Script names run on install (`preinstall`, `install`,
+    /// `postinstall`, `prepare`, ...).
+    pub scripts: Vec<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -189,6 +221,7 @@ fn is_zero(n: &u64) -> bool {
 
 const POLICY_V1_JSON: &str = include_str!("../../policy/risk-policy-v1.json");
 const POLICY_V2_JSON: &str = include_str!("../../policy/risk-policy-v2.json");
+const POLICY_V3_JSON: &str = include_str!("../../policy/risk-policy-v3.json");
 
 /// A built-in policy with its digest and its automata, built once.
 struct Builtin {
@@ -209,11 +242,12 @@ fn builtin(json: &str, domain: Domain) -> Builtin {
 
 static POLICY_V1: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V1_JSON, POLICY_DOMAIN));
 static POLICY_V2: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V2_JSON, POLICY_V2_DOMAIN));
+static POLICY_V3: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V3_JSON, POLICY_V3_DOMAIN));
 
 /// The built-in policies, oldest first: a state names one of them by its
 /// digest, and the newest derives what a gate checks.
-fn builtins() -> [&'static Builtin; 2] {
-    [&*POLICY_V1, &*POLICY_V2]
+fn builtins() -> [&'static Builtin; 3] {
+    [&*POLICY_V1, &*POLICY_V2, &*POLICY_V3]
 }
 
 impl RiskPolicy {
@@ -273,15 +307,28 @@ impl RiskPolicy {
         POLICY_V2.hash
     }
 
+    /// The built-in policy v3: v2's rules, and configuration that runs by
+    /// itself (`auto_run_config`) and more agents' instructions and hooks
+    /// (D-R122).
+    pub fn v3() -> &'static RiskPolicy {
+        &POLICY_V3.policy
+    }
+
+    /// The canonical digest of the built-in policy v3
+    /// (`probity/risk-policy/v3`).
+    pub fn v3_hash() -> Sha256Digest {
+        POLICY_V3.hash
+    }
+
     /// The newest built-in policy: what `start` freezes under and what a
     /// gate derives a record's tier with, whatever policy the record names.
     pub fn newest() -> &'static RiskPolicy {
-        Self::v2()
+        Self::v3()
     }
 
     /// The digest of [`RiskPolicy::newest`].
     pub fn newest_hash() -> Sha256Digest {
-        Self::v2_hash()
+        Self::v3_hash()
     }
 
     /// The built-in policy whose digest is `hash`, if any.
@@ -293,11 +340,14 @@ impl RiskPolicy {
     }
 
     /// Whether a tier derived under this policy may give `reason`: v2's
-    /// reasons only under a policy that has their rules.
+    /// and v3's reasons only under a policy that has their rules.
     pub fn gives(&self, reason: &RiskReason) -> bool {
         match reason {
             RiskReason::AgentInstructions | RiskReason::DocCodeBlock => self.medium_reasons,
             RiskReason::AgentHooks => !self.agent_hook_paths.is_empty(),
+            RiskReason::AutoRunConfig => {
+                !self.auto_run_paths.is_empty() || self.auto_run_scripts.is_some()
+            }
             RiskReason::PathToken(_)
             | RiskReason::AdjacentTokens(..)
             | RiskReason::ShellSource
@@ -390,6 +440,14 @@ impl RiskPolicy {
             if scan::path_matches(path, &self.agent_hook_paths) {
                 reasons.push(RiskReason::AgentHooks);
             }
+            if scan::path_matches(path, &self.auto_run_paths)
+                || self
+                    .auto_run_scripts
+                    .as_ref()
+                    .is_some_and(|r| r.runs_on_install(name, &f.content))
+            {
+                reasons.push(RiskReason::AutoRunConfig);
+            }
             if f.executable_bit_changed() {
                 reasons.push(RiskReason::ExecutableBitChange);
             }
@@ -403,17 +461,14 @@ impl RiskPolicy {
             ) {
                 reasons.push(RiskReason::UnscannedContent);
             }
-            // Every file is scanned: a "document" can be a build input.
-            let prepared = f
-                .content
-                .bytes()
-                .map(|b| scan::prepare(b, self.spawn_ignores_whitespace));
-            if let (Some(raw), Some(bytes)) = (f.content.bytes(), &prepared)
-                && (self.spawns(bytes, &scan.spawn) || self.spawns_between_comments(raw, scan))
-            {
+            // Every file is scanned: a "document" can be a build input. One
+            // pass finds both spawns and document code markers.
+            let found = f.content.bytes().map(|raw| scan.find(self, raw));
+            if found.is_some_and(|x| x.spawn) {
                 reasons.push(RiskReason::ProcessSpawn);
             }
-            if let Some(cause) = self.not_passive(f, prepared.as_deref(), scan) {
+            let doc_code = found.is_some_and(|x| x.doc_code);
+            if let Some(cause) = self.not_passive(f, doc_code) {
                 all_passive = false;
                 medium.push(if self.medium_reasons {
                     cause
@@ -456,13 +511,9 @@ impl RiskPolicy {
     /// `requirements.txt`) or images, with normal modes; text docs must be
     /// complete, valid UTF-8 without `#!` and, under v2, without a code
     /// marker or an indented code line; never an agent-instruction file.
-    /// `prepared` is the content as the spawn scan compares it.
-    fn not_passive(
-        &self,
-        f: &ChangedFile,
-        prepared: Option<&[u8]>,
-        scan: &Scan,
-    ) -> Option<RiskReason> {
+    /// `doc_code`: the content holds a document code marker, as the spawn
+    /// scan compares it.
+    fn not_passive(&self, f: &ChangedFile, doc_code: bool) -> Option<RiskReason> {
         let path = f.path.as_str();
         let name = file_name(path);
         if self
@@ -493,9 +544,7 @@ impl RiskPolicy {
             CandidateContent::Bytes { bytes, complete } => {
                 if !*complete || std::str::from_utf8(bytes).is_err() || bytes.starts_with(b"#!") {
                     code
-                } else if prepared.is_some_and(|p| scan.has_doc_code(p))
-                    || scan::indented_code(bytes, self.doc_indented_code_columns)
-                {
+                } else if doc_code || scan::indented_code(bytes, self.doc_indented_code_columns) {
                     Some(RiskReason::DocCodeBlock)
                 } else {
                     None
@@ -551,6 +600,11 @@ pub enum RiskReason {
     /// `agent_hooks`: a changed file is agent configuration that runs
     /// commands by itself (hooks, MCP server launchers; v2).
     AgentHooks,
+    /// `auto_run_config`: a changed file is configuration a tool runs by
+    /// itself on a teammate's or a CI machine (editor tasks, dev
+    /// containers, git hook managers, direnv, build scripts, install-time
+    /// package scripts; v3).
+    AutoRunConfig,
     /// `policy_floor:<rule>`: the repository policy read from the base
     /// (`.probity/policy.json`) rates the change high: a `high_risk` path
     /// glob or content literal matched (`path#<i>`, `content#<i>`), or the
@@ -598,6 +652,7 @@ impl RiskReason {
             "docs_only" => Self::DocsOnly,
             "code_change" => Self::CodeChange,
             "agent_hooks" => Self::AgentHooks,
+            "auto_run_config" => Self::AutoRunConfig,
             "agent_instructions" => Self::AgentInstructions,
             "doc_code_block" => Self::DocCodeBlock,
             _ => {
@@ -640,6 +695,7 @@ impl fmt::Display for RiskReason {
             RiskReason::DocsOnly => f.write_str("docs_only"),
             RiskReason::CodeChange => f.write_str("code_change"),
             RiskReason::AgentHooks => f.write_str("agent_hooks"),
+            RiskReason::AutoRunConfig => f.write_str("auto_run_config"),
             RiskReason::AgentInstructions => f.write_str("agent_instructions"),
             RiskReason::DocCodeBlock => f.write_str("doc_code_block"),
         }

@@ -38,11 +38,24 @@ pub enum SchemaDoc {
     /// The required checks read from the protected base
     /// (`.probity/checks.json`): `probity-checks/v1`.
     Checks,
+    /// The state record's schema, second revision (D-R128): as
+    /// [`SchemaDoc::State`], its `RiskReason` accepting every reason a
+    /// built-in policy gives (v2's and v3's) and `policy_floor:<rule>`.
+    StateR2,
+    /// The bundle's schema, second revision (D-R128): as
+    /// [`SchemaDoc::Bundle`], with [`SchemaDoc::StateR2`]'s `RiskReason`.
+    BundleR2,
 }
+
+/// The `RiskReason` pattern of the second schema revisions: every code
+/// [`crate::review::RiskReason`] parses. `adjacent_tokens:` splits at its
+/// first `+`; a `policy_floor:` rule holds no character Rust reads as
+/// whitespace (`char::is_whitespace`).
+pub const RISK_REASON_PATTERN_R2: &str = "^(path_token:.+|adjacent_tokens:[^+]+\\+.+|shell_source|ci_config|executable_bit_change|process_spawn|unscanned_content|large_change|agent_hooks|auto_run_config|policy_floor:[^\\t-\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+|docs_only|code_change|agent_instructions|doc_code_block)$";
 
 impl SchemaDoc {
     /// Every document kind, for tests and listings.
-    pub const ALL: [SchemaDoc; 9] = [
+    pub const ALL: [SchemaDoc; 11] = [
         SchemaDoc::Reviewer,
         SchemaDoc::Refuter,
         SchemaDoc::Validator,
@@ -52,6 +65,8 @@ impl SchemaDoc {
         SchemaDoc::Policy,
         SchemaDoc::PolicyV2,
         SchemaDoc::Checks,
+        SchemaDoc::StateR2,
+        SchemaDoc::BundleR2,
     ];
 
     /// The name used on the command line.
@@ -66,6 +81,8 @@ impl SchemaDoc {
             SchemaDoc::Policy => "policy",
             SchemaDoc::PolicyV2 => "policy-v2",
             SchemaDoc::Checks => "checks",
+            SchemaDoc::StateR2 => "state-r2",
+            SchemaDoc::BundleR2 => "bundle-r2",
         }
     }
 
@@ -81,6 +98,8 @@ impl SchemaDoc {
             SchemaDoc::Policy => "https://probity.dev/schemas/probity-policy/v1",
             SchemaDoc::PolicyV2 => "https://probity.dev/schemas/probity-policy/v2",
             SchemaDoc::Checks => "https://probity.dev/schemas/probity-checks/v1",
+            SchemaDoc::StateR2 => "https://probity.dev/schemas/review-state-record/v1/r2",
+            SchemaDoc::BundleR2 => "https://probity.dev/schemas/review-bundle/v2/r2",
         }
     }
 
@@ -91,8 +110,8 @@ impl SchemaDoc {
             SchemaDoc::Refuter => generate::<RefuterResult>(),
             SchemaDoc::Validator => generate::<ValidatorResult>(),
             SchemaDoc::Receipt => generate::<Receipt>(),
-            SchemaDoc::State => generate::<StateRecord>(),
-            SchemaDoc::Bundle => generate::<Bundle>(),
+            SchemaDoc::State | SchemaDoc::StateR2 => generate::<StateRecord>(),
+            SchemaDoc::Bundle | SchemaDoc::BundleR2 => generate::<Bundle>(),
             SchemaDoc::Policy | SchemaDoc::PolicyV2 => {
                 generate::<crate::review::policy::PolicyDocument>()
             }
@@ -165,7 +184,11 @@ impl SchemaDoc {
                     json!(crate::review::checks::CHECKS_SCHEMA),
                 );
             }
-            SchemaDoc::Bundle => {
+            SchemaDoc::StateR2 => set_risk_reason_r2(&mut schema),
+            SchemaDoc::Bundle | SchemaDoc::BundleR2 => {
+                if self == SchemaDoc::BundleR2 {
+                    set_risk_reason_r2(&mut schema);
+                }
                 set(&mut schema, "/properties/records", "minItems", json!(1));
                 set(
                     &mut schema,
@@ -177,6 +200,17 @@ impl SchemaDoc {
         }
         schema
     }
+}
+
+/// The second revision's `RiskReason` (D-R128); the first revision's
+/// pattern, which golden/ pins, listed v1's reasons only.
+fn set_risk_reason_r2(schema: &mut Value) {
+    set(
+        schema,
+        "/$defs/RiskReason",
+        "pattern",
+        json!(RISK_REASON_PATTERN_R2),
+    );
 }
 
 fn generate<T: JsonSchema>() -> Value {

@@ -54,8 +54,18 @@ pub enum SchemaArg {
     Refuter,
     Validator,
     Receipt,
+    /// The state record (its schema's second revision, which accepts every
+    /// risk reason a built-in policy gives; D-R128).
     State,
+    /// The bundle (its schema's second revision; D-R128).
     Bundle,
+    /// The state record's schema as first printed (its `RiskReason` lists
+    /// v1's reasons only), kept byte for byte.
+    #[value(name = "state-r1")]
+    StateR1,
+    /// The bundle's schema as first printed, kept byte for byte.
+    #[value(name = "bundle-r1")]
+    BundleR1,
     /// The repository policy (`.probity/policy.json`, read from the
     /// protected base).
     Policy,
@@ -698,10 +708,12 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
     let doc = match args.document {
         SchemaArg::Reviewer => SchemaDoc::Reviewer,
         SchemaArg::Receipt => SchemaDoc::Receipt,
-        SchemaArg::State => SchemaDoc::State,
+        SchemaArg::State => SchemaDoc::StateR2,
+        SchemaArg::StateR1 => SchemaDoc::State,
         SchemaArg::Refuter => SchemaDoc::Refuter,
         SchemaArg::Validator => SchemaDoc::Validator,
-        SchemaArg::Bundle => SchemaDoc::Bundle,
+        SchemaArg::Bundle => SchemaDoc::BundleR2,
+        SchemaArg::BundleR1 => SchemaDoc::Bundle,
         SchemaArg::Policy => SchemaDoc::Policy,
         SchemaArg::PolicyV2 => SchemaDoc::PolicyV2,
         SchemaArg::Checks => SchemaDoc::Checks,

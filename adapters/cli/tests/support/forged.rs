@@ -19,6 +19,18 @@ pub fn low_v1_bundle(
     commit: &str,
     rate: impl FnOnce(&[probity_core::review::ChangedFile], u64) -> RiskAssessment,
 ) -> Vec<u8> {
+    low_bundle_under(f, commit, RiskPolicy::v1(), RiskPolicy::v1_hash(), rate)
+}
+
+/// [`low_v1_bundle`] under the built-in `policy` (whose digest is `hash`):
+/// its authored lines, its digest.
+pub fn low_bundle_under(
+    f: &Fixture,
+    commit: &str,
+    policy: &RiskPolicy,
+    hash: probity_core::digest::Sha256Digest,
+    rate: impl FnOnce(&[probity_core::review::ChangedFile], u64) -> RiskAssessment,
+) -> Vec<u8> {
     let tree =
         |r: &str| TreeId::parse(rev(f, f.root(), &format!("{r}^{{tree}}")).unwrap()).unwrap();
     let c = RangeCommit {
@@ -27,7 +39,7 @@ pub fn low_v1_bundle(
         parents: vec![CommitId::parse(rev(f, f.root(), &format!("{commit}~1")).unwrap()).unwrap()],
     };
     let obs = f.repo().unwrap().observe_commit(&c).unwrap();
-    let lines = authored_lines(RiskPolicy::v1(), &obs.changed);
+    let lines = authored_lines(policy, &obs.changed);
     let assessment = rate(&obs.changed, lines);
     assert_eq!(assessment.level(), RiskLevel::Low, "a record with no lens");
     let state = ReviewState::start(StartInput {
@@ -38,7 +50,7 @@ pub fn low_v1_bundle(
         created_at: Timestamp::parse("2026-12-01T00:00:00Z").unwrap(),
         nonce: Nonce::parse("ffeeddccbbaa99887766554433221100").unwrap(),
         prompts: Some(PromptSet::builtin().freeze(&[])),
-        policy_hash: RiskPolicy::v1_hash(),
+        policy_hash: hash,
     })
     .unwrap()
     .accept_results(Vec::new(), &Default::default())

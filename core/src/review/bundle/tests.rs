@@ -405,6 +405,38 @@ fn builtin_file(name: &str) -> Option<String> {
     crate::review::prompts::builtin_text(name).map(str::to_string)
 }
 
+/// The record `start` makes of `obs` under `policy` (whose digest is
+/// `hash`).
+fn record_under(
+    policy: &RiskPolicy,
+    hash: Sha256Digest,
+    obs: &crate::review::CandidateObservation,
+) -> StateRecord {
+    fixtures::start_under(policy, hash, obs, Lens::Reliability)
+        .unwrap()
+        .record()
+        .unwrap()
+}
+
+/// `record` rated `recorded`, checked against `changed`: understated, the
+/// newest policy derives `derived`.
+fn assert_understated(
+    record: &StateRecord,
+    changed: &[crate::review::ChangedFile],
+    recorded: RiskLevel,
+    derived: RiskLevel,
+) {
+    assert_eq!(record.state.frozen.risk_level, recorded);
+    assert_eq!(
+        check_derivation(record, changed, &PromptSet::builtin()),
+        Err(DerivationError::RiskUnderstated {
+            lineage: record.state.lineage_id.clone(),
+            recorded,
+            derived,
+        })
+    );
+}
+
 /// A record stamped with policy v1 is checked against the newest policy's
 /// tier (D-R114): its name cannot pick the weaker rules. Reviews v2 does
 /// not raise still pass, and one made under v2 passes.
@@ -419,13 +451,11 @@ fn a_v1_record_is_held_to_the_newest_policys_tier() {
         obs
     };
     let under = |v2: bool, obs: &crate::review::CandidateObservation| {
-        let (p, h) = if v2 {
-            (RiskPolicy::v2(), RiskPolicy::v2_hash())
+        if v2 {
+            record_under(RiskPolicy::v2(), RiskPolicy::v2_hash(), obs)
         } else {
-            (RiskPolicy::v1(), RiskPolicy::v1_hash())
-        };
-        let input = fixtures::start_input_under(p, h, obs, Lens::Reliability).unwrap();
-        ReviewState::start(input).unwrap().record().unwrap()
+            record_under(RiskPolicy::v1(), RiskPolicy::v1_hash(), obs)
+        }
     };
     for (path, content) in [
         (
@@ -437,16 +467,7 @@ fn a_v1_record_is_held_to_the_newest_policys_tier() {
     ] {
         let obs = obs_of(vec![doc(path, content)]);
         let v1 = under(false, &obs);
-        assert_eq!(v1.state.frozen.risk_level, RiskLevel::Low, "{path}");
-        assert_eq!(
-            check_derivation(&v1, &obs.changed, &set),
-            Err(DerivationError::RiskUnderstated {
-                lineage: v1.state.lineage_id.clone(),
-                recorded: RiskLevel::Low,
-                derived: RiskLevel::Medium,
-            }),
-            "{path}"
-        );
+        assert_understated(&v1, &obs.changed, RiskLevel::Low, RiskLevel::Medium);
         let v2 = under(true, &obs);
         assert_eq!(v2.state.frozen.risk_level, RiskLevel::Medium, "{path}");
         assert_eq!(check_derivation(&v2, &obs.changed, &set), Ok(()), "{path}");
@@ -473,6 +494,38 @@ fn a_v1_record_is_held_to_the_newest_policys_tier() {
         check_derivation(&approved().record().unwrap(), &parser.changed, &set),
         Ok(())
     );
+}
+
+/// A record stamped with policy v2 is checked against v3's tier (D-R122):
+/// the editor's tasks and a manifest with an install script, medium under
+/// v2, are high; the same changes made under v3 pass, and a change v3 does
+/// not raise (ordinary code) passes under v2 as before.
+#[test]
+fn a_v2_record_is_held_to_v3s_tier() {
+    let set = PromptSet::builtin();
+    let obs_of = |path: &str, content: &str| {
+        let mut obs = fixtures::parser_observation();
+        obs.changed = vec![fixtures::text_change(path, 2, 0, content)];
+        obs.intended_untracked = Vec::new();
+        obs
+    };
+    for (path, content) in [
+        (
+            ".vscode/tasks.json",
+            r#"{"tasks":[{"command":"./x","runOptions":{"runOn":"folderOpen"}}]}"#,
+        ),
+        ("package.json", r#"{"scripts":{"postinstall":"node x.js"}}"#),
+    ] {
+        let obs = obs_of(path, content);
+        let v2 = record_under(RiskPolicy::v2(), RiskPolicy::v2_hash(), &obs);
+        assert_understated(&v2, &obs.changed, RiskLevel::Medium, RiskLevel::High);
+        let v3 = record_under(RiskPolicy::v3(), RiskPolicy::v3_hash(), &obs);
+        assert_eq!(v3.state.frozen.risk_level, RiskLevel::High, "{path}");
+        assert_eq!(check_derivation(&v3, &obs.changed, &set), Ok(()), "{path}");
+    }
+    let obs = obs_of("src/lib.rs", "pub fn f() {}\n");
+    let v2 = record_under(RiskPolicy::v2(), RiskPolicy::v2_hash(), &obs);
+    assert_eq!(check_derivation(&v2, &obs.changed, &set), Ok(()));
 }
 
 /// Two signers in two clones each publish a line of the same lineage

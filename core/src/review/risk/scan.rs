@@ -1,12 +1,14 @@
 //! What the classifier looks for in a path and in content: the automata
-//! over the spawn patterns and the document code markers (each one pass,
-//! never a search per pattern), the views v2 compares them in (without
-//! whitespace; without comments too), agent paths, and indented code
-//! lines.
+//! over the spawn patterns and the document code markers (never a search
+//! per pattern), the views v2 and v3 compare them in (without whitespace;
+//! without comments too), walked in one pass with no copy ([`Fused`]),
+//! agent and auto-run paths, install scripts in a package manifest, and
+//! indented code lines.
 
 use std::borrow::Cow;
 
 use super::RiskPolicy;
+use crate::review::snapshot::CandidateContent;
 
 /// One automaton over the non-empty `patterns` (`None` when there are
 /// none): what `contains` over each pattern answers, in one pass.
@@ -146,15 +148,58 @@ pub(super) struct Scan {
     doc_code: Option<aho_corasick::AhoCorasick>,
     /// The markers as compared, for the search the automaton stands for.
     markers: Vec<String>,
+    /// The one-pass scan ([`Scan::find`]); `None` when the policy compares
+    /// the content as it is (v1), whose plain search is one pass already,
+    /// or when its automaton cannot be built: then each view is copied and
+    /// searched, as v2 first did.
+    fused: Option<Fused>,
+}
+
+/// What a file's content holds, as the policy compares it: a spawn
+/// pattern (in the content without whitespace, or in it without comments
+/// too when the policy ignores them), a document code marker (in the
+/// content without whitespace).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Found {
+    pub(super) spawn: bool,
+    pub(super) doc_code: bool,
 }
 
 impl Scan {
     pub(super) fn of(policy: &RiskPolicy) -> Scan {
         let markers = compared(&policy.doc_code_markers, policy.spawn_ignores_whitespace);
+        let spawn_patterns = policy.spawn_patterns();
         Scan {
-            spawn: matcher(&policy.spawn_patterns()),
+            spawn: matcher(&spawn_patterns),
             doc_code: matcher(&markers),
+            fused: Fused::of(
+                &spawn_patterns,
+                &markers,
+                policy.spawn_ignores_whitespace,
+                policy.spawn_ignores_comments,
+            ),
             markers,
+        }
+    }
+
+    /// What `content` holds, in one pass over its bytes ([`Fused`]), or,
+    /// without the fused automaton, by copying each view and searching it.
+    pub(super) fn find(&self, policy: &RiskPolicy, content: &[u8]) -> Found {
+        match &self.fused {
+            Some(f) => f.find(content),
+            None => self.find_by_copies(policy, content),
+        }
+    }
+
+    /// [`Scan::find`] as v2 first computed it: a copy without whitespace
+    /// searched for spawn patterns and markers, and, when the content holds
+    /// `/*` or `//`, a copy without comments searched again.
+    pub(super) fn find_by_copies(&self, policy: &RiskPolicy, content: &[u8]) -> Found {
+        let prepared = prepare(content, policy.spawn_ignores_whitespace);
+        Found {
+            spawn: policy.spawns(&prepared, &self.spawn)
+                || policy.spawns_between_comments(content, self),
+            doc_code: self.has_doc_code(&prepared),
         }
     }
 
@@ -170,27 +215,332 @@ impl Scan {
     }
 }
 
+/// What a byte is to the whitespace-blind view when nothing is held:
+/// content, whitespace by itself ([`space_at`]: ASCII whitespace and the
+/// vertical tab), or a byte that may begin one of [`WIDE_SPACES`].
+const CONTENT: u8 = 0;
+const SPACE: u8 = 1;
+const WIDE_LEAD: u8 = 2;
+const BYTE_KIND: [u8; 256] = {
+    let mut t = [CONTENT; 256];
+    let mut b = 0;
+    while b < 128 {
+        if (b as u8).is_ascii_whitespace() || b == 0x0b {
+            t[b] = SPACE;
+        }
+        b += 1;
+    }
+    let mut i = 0;
+    while i < WIDE_SPACES.len() {
+        t[WIDE_SPACES[i][0] as usize] = WIDE_LEAD;
+        i += 1;
+    }
+    t
+};
+
+/// One pass over a file's content for everything the policy compares
+/// (issue 24): a single automaton over the spawn patterns and the document
+/// code markers, as compared, stepped one byte at a time through two views
+/// at once, never copied: the content without whitespace (spawns and
+/// markers) and, when the policy ignores comments, the content without
+/// comments and then without whitespace (spawns). Each view removes
+/// whitespace as [`prepare`] does and comments as [`uncommented`] does,
+/// byte for byte (`scan::tests` compares them on every input the
+/// properties generate and on exhaustive short inputs).
+struct Fused {
+    dfa: aho_corasick::dfa::DFA,
+    /// Pattern `i` of the automaton is a spawn pattern when `i <
+    /// spawns`, else a marker.
+    spawns: usize,
+    /// Whether there are markers at all.
+    markers: bool,
+    strip: bool,
+    comments: bool,
+}
+
+/// Where one view's automaton stands, the bytes held back while they may
+/// still be a multi-byte whitespace character, and what it has seen.
+#[derive(Clone)]
+struct Cursor {
+    sid: aho_corasick::automaton::StateID,
+    held: [u8; 3],
+    n: usize,
+    spawn: bool,
+    marker: bool,
+}
+
+/// Where the comment-free view stands in the raw content.
+#[derive(Clone, Copy)]
+enum Comment {
+    /// Outside a comment.
+    None,
+    /// In a `/* */` comment whose `/` is at this index.
+    Block(usize),
+    /// In a `//` comment, until the next `\n` (which is kept).
+    Line,
+}
+
+impl Fused {
+    fn of(spawn: &[String], markers: &[String], strip: bool, comments: bool) -> Option<Fused> {
+        let spawn: Vec<&str> = spawn
+            .iter()
+            .map(String::as_str)
+            .filter(|p| !p.is_empty())
+            .collect();
+        let markers: Vec<&str> = markers
+            .iter()
+            .map(String::as_str)
+            .filter(|p| !p.is_empty())
+            .collect();
+        // Without views to compare (v1: the content as it is), one search
+        // of the content by the plain automata is one pass already, and
+        // faster than stepping a byte at a time.
+        if (spawn.is_empty() && markers.is_empty()) || !(strip || comments) {
+            return None;
+        }
+        // `Standard` semantics: a match state names every pattern ending
+        // there, so no occurrence hides behind a longer candidate.
+        let dfa = aho_corasick::dfa::DFA::builder()
+            .match_kind(aho_corasick::MatchKind::Standard)
+            .start_kind(aho_corasick::StartKind::Unanchored)
+            .prefilter(false)
+            .build(spawn.iter().chain(&markers))
+            .ok()?;
+        Some(Fused {
+            dfa,
+            spawns: spawn.len(),
+            markers: !markers.is_empty(),
+            strip,
+            comments,
+        })
+    }
+
+    fn find(&self, content: &[u8]) -> Found {
+        use aho_corasick::Anchored;
+        use aho_corasick::automaton::Automaton;
+        let Ok(start) = self.dfa.start_state(Anchored::No) else {
+            return Found {
+                spawn: false,
+                doc_code: false,
+            };
+        };
+        let cursor = || Cursor {
+            sid: start,
+            held: [0; 3],
+            n: 0,
+            spawn: false,
+            marker: false,
+        };
+        let mut whole = cursor();
+        let done = |c: &Cursor| c.spawn && (c.marker || !self.markers);
+        // The comment-free view takes the same bytes as the whole one until
+        // the first comment: until there, one view is walked.
+        let mut first = content.len();
+        for (i, &b) in content.iter().enumerate() {
+            if self.comments && b == b'/' && matches!(content.get(i + 1), Some(b'*' | b'/')) {
+                first = i;
+                break;
+            }
+            self.push(&mut whole, b);
+            if done(&whole) {
+                return Found {
+                    spawn: true,
+                    doc_code: whole.marker,
+                };
+            }
+        }
+        let mut bare = whole.clone();
+        let mut comment = Comment::None;
+        for (i, &b) in content.iter().enumerate().skip(first) {
+            comment = match comment {
+                Comment::None => match (b, content.get(i + 1)) {
+                    (b'/', Some(b'*')) => Comment::Block(i),
+                    (b'/', Some(b'/')) => Comment::Line,
+                    _ => {
+                        self.push(&mut bare, b);
+                        Comment::None
+                    }
+                },
+                // `/*` at `s` ends at the first `*/` whose `*` is at `s + 2`
+                // or later.
+                Comment::Block(s) if b == b'/' && i >= s + 3 && content[i - 1] == b'*' => {
+                    Comment::None
+                }
+                Comment::Line if b == b'\n' => {
+                    self.push(&mut bare, b);
+                    Comment::None
+                }
+                other @ (Comment::Block(_) | Comment::Line) => other,
+            };
+            self.push(&mut whole, b);
+            if (whole.spawn || bare.spawn) && (whole.marker || !self.markers) {
+                break;
+            }
+        }
+        self.flush(&mut whole);
+        self.flush(&mut bare);
+        Found {
+            spawn: whole.spawn || bare.spawn,
+            doc_code: whole.marker,
+        }
+    }
+
+    /// The automaton takes `b`.
+    #[inline(always)]
+    fn step(&self, c: &mut Cursor, b: u8) {
+        use aho_corasick::Anchored;
+        use aho_corasick::automaton::Automaton;
+        c.sid = self.dfa.next_state(Anchored::No, c.sid, b);
+        if self.dfa.is_match(c.sid) {
+            self.record(c);
+        }
+    }
+
+    #[cold]
+    fn record(&self, c: &mut Cursor) {
+        use aho_corasick::automaton::Automaton;
+        for k in 0..self.dfa.match_len(c.sid) {
+            if self.dfa.match_pattern(c.sid, k).as_usize() < self.spawns {
+                c.spawn = true;
+            } else {
+                c.marker = true;
+            }
+        }
+    }
+
+    /// The view takes `b`: dropped when it is whitespace, held back while
+    /// it may begin a multi-byte whitespace character ([`space_at`]).
+    #[inline(always)]
+    fn push(&self, c: &mut Cursor, b: u8) {
+        if !self.strip {
+            self.step(c, b);
+        } else if c.n > 0 {
+            self.hold(c, b);
+        } else {
+            match BYTE_KIND[usize::from(b)] {
+                CONTENT => self.step(c, b),
+                SPACE => {}
+                _ => {
+                    c.held[0] = b;
+                    c.n = 1;
+                }
+            }
+        }
+    }
+
+    /// `b` after held bytes: together a whitespace character (dropped), a
+    /// beginning of one (held), or neither (the first held byte goes to the
+    /// automaton and the rest are taken again).
+    fn hold(&self, c: &mut Cursor, b: u8) {
+        c.held[c.n] = b;
+        c.n += 1;
+        let held = &c.held[..c.n];
+        if WIDE_SPACES.contains(&held) {
+            c.n = 0;
+        } else if !WIDE_SPACES
+            .iter()
+            .any(|w| w.len() > held.len() && w.starts_with(held))
+        {
+            self.flush(c);
+        }
+    }
+
+    /// The held bytes, at the end or when they are no whitespace: the
+    /// first is content, the rest are taken again.
+    fn flush(&self, c: &mut Cursor) {
+        let (held, n) = (c.held, c.n);
+        c.n = 0;
+        if n > 0 {
+            self.step(c, held[0]);
+            for &b in &held[1..n] {
+                self.push(c, b);
+            }
+        }
+    }
+}
+
 /// Whether `path` matches one of `patterns` (ASCII case-insensitively) at
 /// a path segment: a pattern ending `/` names a directory, matching a path
 /// that starts with it or holds it after a `/`; another names a file,
-/// matching the whole path or its end after a `/`.
+/// matching the whole path or its end after a `/`, a `*` in its last
+/// segment standing for any characters but `/` (`mise.*.toml`). No
+/// allocation: the paths of a large change are each read against every
+/// pattern.
 pub(super) fn path_matches(path: &str, patterns: &[String]) -> bool {
-    if patterns.is_empty() {
+    patterns
+        .iter()
+        .any(|p| path_matches_one(path.as_bytes(), p.as_bytes()))
+}
+
+fn path_matches_one(path: &[u8], p: &[u8]) -> bool {
+    if p.is_empty() {
         return false;
     }
-    let path = path.to_ascii_lowercase();
-    patterns.iter().any(|p| {
-        let p = p.to_ascii_lowercase();
-        if p.is_empty() {
+    if p.ends_with(b"/") {
+        // At the start or right after a `/`.
+        return (0..path.len())
+            .filter(|&i| i == 0 || path[i - 1] == b'/')
+            .any(|i| path.len() - i >= p.len() && path[i..i + p.len()].eq_ignore_ascii_case(p));
+    }
+    if p.contains(&b'*') {
+        let want = p.split(|b| *b == b'/').count();
+        let have = path.split(|b| *b == b'/').count();
+        return have >= want
+            && path
+                .split(|b| *b == b'/')
+                .skip(have - want)
+                .zip(p.split(|b| *b == b'/'))
+                .all(|(s, q)| segment_glob(s, q));
+    }
+    path.eq_ignore_ascii_case(p)
+        || (path.len() > p.len()
+            && path[path.len() - p.len() - 1] == b'/'
+            && path[path.len() - p.len()..].eq_ignore_ascii_case(p))
+}
+
+/// Whether the path segment `s` matches `q`, whose first `*` stands for
+/// any run of characters (ASCII case-insensitively).
+fn segment_glob(s: &[u8], q: &[u8]) -> bool {
+    match q.iter().position(|b| *b == b'*') {
+        None => s.eq_ignore_ascii_case(q),
+        Some(star) => {
+            let (pre, post) = (&q[..star], &q[star + 1..]);
+            s.len() >= pre.len() + post.len()
+                && s[..pre.len()].eq_ignore_ascii_case(pre)
+                && s[s.len() - post.len()..].eq_ignore_ascii_case(post)
+        }
+    }
+}
+
+impl super::ScriptsRule {
+    /// Whether a changed file named `name` with `content` is one of the
+    /// manifests and names an install-time script in its `scripts` object,
+    /// or does not parse as a JSON object (a byte order mark aside): a
+    /// parser more lenient than `serde_json` (comments, trailing commas)
+    /// may still read its scripts, so it cannot be shown free of them. A
+    /// deleted manifest runs nothing.
+    pub(in crate::review) fn runs_on_install(
+        &self,
+        name: &str,
+        content: &CandidateContent,
+    ) -> bool {
+        if !self.manifests.iter().any(|m| m == name) {
             return false;
         }
-        let inner = format!("/{p}");
-        if p.ends_with('/') {
-            path.starts_with(&p) || path.contains(&inner)
-        } else {
-            path == p || path.ends_with(&inner)
+        let Some(bytes) = content.bytes() else {
+            return false;
+        };
+        let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
+        match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(serde_json::Value::Object(doc)) => match doc.get("scripts") {
+                Some(serde_json::Value::Object(scripts)) => {
+                    self.scripts.iter().any(|s| scripts.contains_key(s))
+                }
+                _ => false,
+            },
+            _ => true,
         }
-    })
+    }
 }
 
 /// Whether a text document may hold an indented code block (which
@@ -343,20 +693,190 @@ mod tests {
 
     #[test]
     fn paths_match_at_a_segment() {
-        let dirs = [".claude/".to_string(), ".github/prompts/".to_string()];
-        assert!(path_matches(".claude/commands/deploy.md", &dirs));
-        assert!(path_matches("pkg/.claude/agents/a.md", &dirs));
-        assert!(path_matches(".CLAUDE/skills/x/SKILL.md", &dirs));
-        assert!(path_matches(".github/prompts/fix.prompt.md", &dirs));
-        assert!(!path_matches("docs/x.claude/a.md", &dirs));
-        assert!(!path_matches("docs/claude/a.md", &dirs));
-        assert!(!path_matches(".github/README.md", &dirs));
-        let files = [".mcp.json".to_string()];
-        assert!(path_matches(".mcp.json", &files));
-        assert!(path_matches("tools/.mcp.json", &files));
-        assert!(!path_matches("x.mcp.json", &files));
-        assert!(!path_matches(".mcp.json.md", &files));
-        assert!(!path_matches(".mcp.json", &[]));
+        let dirs: &[&str] = &[".claude/", ".github/prompts/"];
+        let files: &[&str] = &[".mcp.json"];
+        // A `*` in a file pattern's last segment (v3).
+        let globs: &[&str] = &["mise.*.toml", "*.code-workspace"];
+        let deep: &[&str] = &["gradle/wrapper/*.jar"];
+        for (patterns, path, want) in [
+            (dirs, ".claude/commands/deploy.md", true),
+            (dirs, "pkg/.claude/agents/a.md", true),
+            (dirs, ".CLAUDE/skills/x/SKILL.md", true),
+            (dirs, ".github/prompts/fix.prompt.md", true),
+            (dirs, "docs/x.claude/a.md", false),
+            (dirs, "docs/claude/a.md", false),
+            (dirs, ".github/README.md", false),
+            (files, ".mcp.json", true),
+            (files, "tools/.mcp.json", true),
+            (files, "x.mcp.json", false),
+            (files, ".mcp.json.md", false),
+            (&[], ".mcp.json", false),
+            (globs, "mise.local.toml", true),
+            (globs, "svc/MISE.Dev.toml", true),
+            (globs, "team.code-workspace", true),
+            (globs, "a/b/.code-workspace", true),
+            (globs, "mise.toml", false),
+            (globs, "mise.local.toml/x", false),
+            (globs, "x.code-workspace.md", false),
+            (deep, "app/gradle/wrapper/gradle-wrapper.jar", true),
+            (deep, "wrapper/gradle-wrapper.jar", false),
+            (deep, "app/xgradle/wrapper/a.jar", false),
+        ] {
+            let patterns: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+            assert_eq!(path_matches(path, &patterns), want, "{path} {patterns:?}");
+        }
+    }
+
+    /// Fragments the fused scan must treat as the copies do: comment
+    /// openers and closers, whitespace (multi-byte ones whole and cut),
+    /// pieces of spawn patterns and of document code markers.
+    const PIECES: &[&[u8]] = &[
+        b"/",
+        b"*",
+        b"\n",
+        b" ",
+        b"\x0b",
+        "\u{a0}".as_bytes(),
+        b"\xc2",
+        b"\xa0",
+        b"\xe2\x80",
+        b"\x8e",
+        b"\xef\xbb",
+        b"\xbf",
+        b"Command",
+        b"::",
+        b"new(",
+        b"``",
+        b"`",
+        b"~~",
+        b">>",
+        b"system(",
+        b"Comm",
+        b"and::new(",
+        b"x",
+    ];
+
+    /// The fused one-pass scan answers exactly as copying each view and
+    /// searching it did, for every built-in policy that compares views (v1
+    /// searches its content as it is, by the plain automata): on every
+    /// sequence of up to four of [`PIECES`], and on 20,000 longer ones.
+    #[test]
+    fn the_one_pass_scan_answers_as_the_copies_did() {
+        let policies = [RiskPolicy::v1(), RiskPolicy::v2(), RiskPolicy::v3()];
+        let scans: Vec<Scan> = policies.iter().map(|p| Scan::of(p)).collect();
+        assert!(scans[0].fused.is_none());
+        assert!(scans[1..].iter().all(|s| s.fused.is_some()));
+        let check = |bytes: &[u8]| {
+            for (p, s) in policies.iter().zip(&scans) {
+                assert_eq!(
+                    s.find(p, bytes),
+                    s.find_by_copies(p, bytes),
+                    "{} {:?}",
+                    p.schema,
+                    String::from_utf8_lossy(bytes)
+                );
+            }
+        };
+        let k = PIECES.len();
+        let mut n = 0;
+        for len in 0..=4u32 {
+            for mut code in 0..k.pow(len) {
+                let mut bytes = Vec::new();
+                for _ in 0..len {
+                    bytes.extend_from_slice(PIECES[code % k]);
+                    code /= k;
+                }
+                check(&bytes);
+                n += 1;
+            }
+        }
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize
+        };
+        for _ in 0..20_000 {
+            let len = next() % 40;
+            let bytes: Vec<u8> = (0..len)
+                .flat_map(|_| PIECES[next() % k].iter().copied())
+                .collect();
+            check(&bytes);
+            n += 1;
+        }
+        // Whole spawns and markers, apart and commented apart.
+        for text in [
+            &b"Command :: new (\"sh\")"[..],
+            b"Command/* c */::new(",
+            b"Command// c\n::new(",
+            b"Comm\xc2/**/\xa0and::new(",
+            b"/*/ Command::new( */",
+            b"Comm/*/and::new(*/",
+            b"Comm/**/and::new(",
+            b"Comm//x\nand::new(",
+            b"```rust\n```",
+            b"// ```\n",
+            b"std::pro/**/cess",
+        ] {
+            check(text);
+        }
+        assert!(n > 200_000, "{n}");
+    }
+
+    /// What `path_matches` answered before it stopped allocating: both
+    /// sides lowercased, then `starts_with`/`contains` and `==`/`ends_with`.
+    fn path_matches_by_copies(path: &str, patterns: &[String]) -> bool {
+        let path = path.to_ascii_lowercase();
+        patterns.iter().any(|p| {
+            let p = p.to_ascii_lowercase();
+            if p.is_empty() {
+                return false;
+            }
+            let inner = format!("/{p}");
+            if p.ends_with('/') {
+                path.starts_with(&p) || path.contains(&inner)
+            } else {
+                path == p || path.ends_with(&inner)
+            }
+        })
+    }
+
+    /// v2's answers are unchanged: every pattern of v2 (none holds a `*`)
+    /// against paths built from the patterns' own pieces, at every depth
+    /// and case, answers as the copying search did.
+    #[test]
+    fn path_matching_answers_as_the_copying_search_did() {
+        let v2 = RiskPolicy::v2();
+        let mut patterns: Vec<String> = v2.agent_instruction_paths.clone();
+        patterns.extend(v2.agent_hook_paths.iter().cloned());
+        assert!(patterns.iter().all(|p| !p.contains('*')));
+        let mut pieces: Vec<String> = vec!["".into(), "x".into(), "a/b".into(), "/".into()];
+        for p in &patterns {
+            pieces.push(p.clone());
+            pieces.push(p.trim_end_matches('/').to_string());
+            pieces.push(p.to_ascii_uppercase());
+            pieces.push(p[1..].to_string());
+            pieces.push(format!("x{p}"));
+        }
+        let mut n = 0;
+        for a in &pieces {
+            for b in &pieces {
+                let path = format!("{a}/{b}");
+                for candidate in [path.as_str(), path.trim_start_matches('/'), a.as_str()] {
+                    for p in &patterns {
+                        let one = std::slice::from_ref(p);
+                        assert_eq!(
+                            path_matches(candidate, one),
+                            path_matches_by_copies(candidate, one),
+                            "{candidate} {p}"
+                        );
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert!(n > 1_000_000, "{n}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ impl ReviewState {
         self.snapshot.check()?;
         let f = &self.frozen;
         RiskAssessment::new(f.risk_level, f.risk_reasons.clone())?;
-        // A built-in policy (v1 or v2), and reasons it can give: a v1
+        // A built-in policy (v1, v2 or v3), and reasons it can give: a v1
         // state explains a medium tier by `code_change` alone.
         let Some(policy) = RiskPolicy::builtin(&f.policy_hash) else {
             return Err(StateError::UnsupportedPolicy(f.policy_hash));

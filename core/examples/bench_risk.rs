@@ -1,0 +1,161 @@
+//! Risk classification cost (not a test; see docs/perf.md, "Risk policy
+//! v3's scan"): `classify` of one 1 MiB file as prose, as code and with
+//! comments, and of a 5,000-file change of small files, under each
+//! built-in policy: the median (and the fastest) of `RUNS` runs after a
+//! warm-up.
+//!
+//! cargo run --release -p probity-core --features fixtures --example bench_risk [-- RUNS]
+//!
+//! The last line is a 64-bit FNV-1a digest of every tier and reason
+//! produced: two builds that print the same digest classified alike.
+
+use std::time::Instant;
+
+use probity_core::review::fixtures;
+use probity_core::review::{ChangedFile, RiskPolicy};
+
+// The filter benchmark's generator and digest (a fixed-seed LCG, FNV-1a).
+#[path = "filter_bench.rs"]
+#[allow(dead_code)]
+mod filter_bench;
+
+use filter_bench::Fnv;
+use filter_bench::corpus::Lcg;
+
+fn pick<'a>(g: &mut Lcg, xs: &[&'a str]) -> &'a str {
+    xs[(g.step() as usize) % xs.len()]
+}
+
+const WORDS: &[&str] = &[
+    "the",
+    "review",
+    "of",
+    "a",
+    "change",
+    "holds",
+    "findings",
+    "each",
+    "with",
+    "its",
+    "evidence",
+    "and",
+    "lens",
+    "tier",
+    "reader",
+    "writer",
+    "branch",
+    "policy",
+    "note",
+    "record",
+    "signature",
+    "café",
+    "naïve",
+    "déjà",
+    "vu",
+    "über",
+    "line",
+    "word",
+    "figure",
+    "table",
+    "(see",
+    "below)",
+];
+
+/// About `size` bytes of prose: sentences in paragraphs; every
+/// `comment_every`-th line (0: none) starts with `// `.
+fn prose(size: usize, comment_every: usize, g: &mut Lcg) -> String {
+    let mut out = String::with_capacity(size + 200);
+    let mut line = 0usize;
+    while out.len() < size {
+        line += 1;
+        if comment_every > 0 && line.is_multiple_of(comment_every) {
+            out.push_str("// ");
+        }
+        for _ in 0..12 {
+            out.push_str(pick(g, WORDS));
+            out.push(' ');
+        }
+        out.push_str("end.\n");
+        if line.is_multiple_of(6) {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn file(path: &str, text: &str) -> ChangedFile {
+    fixtures::text_change(path, 1, 0, text)
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn main() {
+    let runs: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(30);
+    let mut g = Lcg(42);
+    let mib = 1 << 20;
+    let plain = prose(mib, 0, &mut g);
+    let commented = prose(mib, 4, &mut g);
+    let small: Vec<ChangedFile> = (0..5000)
+        .map(|i| {
+            let text = prose(2048, if i % 2 == 0 { 0 } else { 4 }, &mut g);
+            let path = match i % 4 {
+                0 => format!("src/m{i}/lib.rs"),
+                1 => format!("docs/p{i}/guide.md"),
+                2 => format!("web/c{i}/index.ts"),
+                _ => format!("crates/k{i}/tests/t.rs"),
+            };
+            file(&path, &text)
+        })
+        .collect();
+    let cases: Vec<(&str, Vec<ChangedFile>)> = vec![
+        (
+            "1 MiB prose, docs/big.md",
+            vec![file("docs/big.md", &plain)],
+        ),
+        ("1 MiB prose, src/big.rs", vec![file("src/big.rs", &plain)]),
+        (
+            "1 MiB prose with // every 4th line, docs/big.md",
+            vec![file("docs/big.md", &commented)],
+        ),
+        (
+            "1 MiB prose with // every 4th line, src/big.rs",
+            vec![file("src/big.rs", &commented)],
+        ),
+        ("5,000 files of 2 KiB (10 MiB)", small),
+    ];
+    let policies = [
+        ("v1", RiskPolicy::v1()),
+        ("v2", RiskPolicy::v2()),
+        ("v3", RiskPolicy::v3()),
+    ];
+    let mut digest = Fnv::default();
+    println!("| content | v1 | v2 | v3 |");
+    println!("|---|---:|---:|---:|");
+    for (name, files) in &cases {
+        let mut row = format!("| {name} |");
+        for (_, p) in &policies {
+            let a = p.classify(files, 1);
+            digest.update(a.level().name().as_bytes());
+            for r in a.reasons() {
+                digest.update(r.to_string().as_bytes());
+            }
+            let times: Vec<f64> = (0..runs)
+                .map(|_| {
+                    let t = Instant::now();
+                    std::hint::black_box(p.classify(std::hint::black_box(files), 1));
+                    t.elapsed().as_secs_f64() * 1e3
+                })
+                .collect();
+            let min = times.iter().copied().fold(f64::INFINITY, f64::min);
+            row.push_str(&format!(" {:.2} ({min:.2}) ms |", median(times)));
+        }
+        println!("{row}");
+    }
+    println!("digest {:016x}", digest.0);
+}

@@ -1,0 +1,71 @@
+//! The vectors of the built-in risk policies after v1, each emitted after
+//! every earlier vector (so those keep their lines in the vector file):
+//! v2's (D-R114), then v3's (D-R122), each its document and digest, and a
+//! state revision and receipt made under it.
+
+use super::{Builder, VectorError, err, receipt_vector, state_err, state_vector, to_value};
+use crate::digest::Sha256Digest;
+use crate::review::fixtures;
+use crate::review::{Lens, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, Receipt, RiskPolicy};
+
+pub(super) fn vectors(b: &mut Builder) -> Result<(), VectorError> {
+    for (version, domain, policy, hash) in [
+        (
+            "v2",
+            POLICY_V2_DOMAIN,
+            RiskPolicy::v2(),
+            RiskPolicy::v2_hash(),
+        ),
+        (
+            "v3",
+            POLICY_V3_DOMAIN,
+            RiskPolicy::v3(),
+            RiskPolicy::v3_hash(),
+        ),
+    ] {
+        let n = format!("risk-policy-{version}");
+        b.jcs(
+            "policy_hash",
+            &n,
+            Some(domain),
+            to_value(&n, policy)?,
+            Some(hash),
+            None,
+        )?;
+        // The parser scenario's approval, started under the policy.
+        approved_under(
+            b,
+            &format!("parser-approved-policy-{version}"),
+            policy,
+            hash,
+        )?;
+    }
+    Ok(())
+}
+
+/// The parser scenario's approval started under `policy` (whose digest is
+/// `hash`): its state revision and receipt vectors, named `n`.
+fn approved_under(
+    b: &mut Builder,
+    n: &str,
+    policy: &RiskPolicy,
+    hash: Sha256Digest,
+) -> Result<(), VectorError> {
+    let approved = fixtures::start_under(
+        policy,
+        hash,
+        &fixtures::parser_observation(),
+        Lens::Reliability,
+    )
+    .map_err(state_err(n))?
+    .accept_results(vec![fixtures::clean_result()], &Default::default())
+    .map_err(|e| err(n, e.to_string()))?
+    .accept_evidence(b"cargo test: 42 passed, 0 failed\n")
+    .map_err(|e| err(n, e.to_string()))?;
+    state_vector(b, n, &approved)?;
+    let receipt = Receipt::derive(&approved).ok_or_else(|| err(n, "no receipt"))?;
+    if receipt.policy_hash != hash {
+        return Err(err(n, "the receipt does not name its policy"));
+    }
+    receipt_vector(b, n, n, &receipt)
+}
