@@ -86,14 +86,27 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     };
     let mut publications = Vec::new();
     for spec in &refspecs {
-        let src = spec.trim_start_matches('+');
-        let src = src.split_once(':').map_or(src, |(s, _)| s);
+        let spec = spec.trim_start_matches('+');
+        let (src, dst) = spec.split_once(':').unwrap_or((spec, spec));
         if src.is_empty() || src == NOTES_REF {
             continue;
         }
         let tip = resolve(&ctx.repo, src)?;
-        let p =
-            drivers::publish(&ctx.repo, &ctx.store, &tip, &[], &scope).map_err(transport_error)?;
+        // What the destination holds, as this clone last saw it: the push
+        // delivers every commit it does not, one the remote holds on
+        // another branch included (D-R129). Without a view of the
+        // destination, what the remote holds anywhere counts as
+        // published, as before.
+        let held = if target.configured {
+            destination_tip(&ctx, &remote, dst)?
+        } else {
+            None
+        };
+        let p = match held {
+            Some(old) => drivers::publish(&ctx.repo, &ctx.store, &tip, &[old], &RemoteScope::None),
+            None => drivers::publish(&ctx.repo, &ctx.store, &tip, &[], &scope),
+        }
+        .map_err(transport_error)?;
         publications.push(p);
     }
     let mut all = refspecs.clone();
@@ -152,6 +165,31 @@ impl std::ops::Deref for Pushed {
     fn deref(&self) -> &Self::Target {
         &self.outcome
     }
+}
+
+/// The commit this clone's remote-tracking ref holds for the branch a
+/// refspec's destination `dst` names on `remote` (`refs/heads/<b>` or a
+/// plain `<b>`; `refs/remotes/<remote>/<b>`, git's default fetch mapping):
+/// None for another destination (a tag, `HEAD`) or a branch this clone
+/// has not seen there.
+fn destination_tip(
+    ctx: &crate::authority_cmd::Context,
+    remote: &str,
+    dst: &str,
+) -> Result<Option<probity_core::review::CommitId>, CliError> {
+    let branch = match dst.strip_prefix("refs/heads/") {
+        Some(b) => b,
+        None if dst.starts_with("refs/") || dst == "HEAD" || dst.contains(['^', '~', '@', ':']) => {
+            return Ok(None);
+        }
+        None => dst,
+    };
+    if branch.is_empty() {
+        return Ok(None);
+    }
+    ctx.repo
+        .find_commit(&format!("refs/remotes/{remote}/{branch}"))
+        .map_err(repo_error)
 }
 
 /// The receiving end of a push by git's local transport (D-R124): this

@@ -643,7 +643,10 @@ fn over_mcp_the_action_names_the_next_tool_and_it_accepts() {
     let (err, f) = mcp.call("finalize", json!({"lineage": l}));
     assert!(!err, "{f}");
     assert_eq!(f["action"], "provide_evidence", "{f}");
-    let (err, f) = mcp.call("finalize", json!({"lineage": l, "evidence_cmd": ["true"]}));
+    let (err, f) = mcp.call(
+        "finalize",
+        json!({"lineage": l, "evidence": "cargo test: ok"}),
+    );
     assert!(!err, "{f}");
     assert_eq!(f["state"], "approved", "{f}");
     let (err, v) = mcp.call("validate", json!({"gate": "pre-commit"}));

@@ -702,3 +702,32 @@ fn a_correction_under_a_policy_floor_lands_only_after_a_review_at_its_tier() {
     );
     raised_tier_is_refused_until_a_successor_reviews_it(&f, &server, inputs.path(), &l);
 }
+
+/// A commit the server already holds on an unprotected branch, reviewed
+/// afterwards (`start --commit`) and then pushed to the protected branch
+/// with `probity push origin C:refs/heads/main` (red team round 4): the
+/// push published nothing for it, since the remote held it, and the
+/// server denied `receipt_missing` naming the very command just run. The
+/// push publishes what the destination does not hold yet (D-R129).
+#[test]
+fn a_commit_the_server_holds_elsewhere_is_published_when_pushed_to_a_protected_branch() {
+    let (f, _dir, server) = hooked_origin();
+    f.git_in(
+        &server,
+        &["config", "probity.protectedRefs", "refs/heads/main"],
+    )
+    .unwrap();
+    let inputs = tempfile::tempdir().unwrap();
+    write_medium_change(&f);
+    let c = commit_all(&f, "unreviewed yet");
+    push(&f, f.root(), &["origin", "HEAD:refs/heads/pr"]).unwrap();
+    f.git(&["fetch", "-q", "origin"]).unwrap();
+    let st = probity_ok(f.root(), &["start", "--commit", &c]);
+    approve_started(f.root(), inputs.path(), &st.json);
+    let before = rev(&f, &server, "main");
+    let dest = format!("{c}:refs/heads/main");
+    let pushed = probity(f.root(), &["push", "origin", &dest]);
+    assert_eq!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
+    assert_ne!(rev(&f, &server, "main"), before);
+    assert_eq!(rev(&f, &server, "main"), Some(c));
+}

@@ -492,9 +492,17 @@ fn schema_bundle_is_printed() {
     let s = Setup::new();
     let r = probity(s.f.root(), &["schema", "bundle"]);
     assert_eq!(r.code, 0);
-    // v2 reads v1: the same document, plus the evidence a v2 carries.
+    // v2 reads v1: the same document, plus the evidence a v2 carries;
+    // printed in the schema's second revision (every risk reason, D-R128),
+    // the first still printed by its own name.
     assert_eq!(
         r.json["$id"],
+        "https://probity.dev/schemas/review-bundle/v2/r2"
+    );
+    let first = probity(s.f.root(), &["schema", "bundle-r1"]);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert_eq!(
+        first.json["$id"],
         "https://probity.dev/schemas/review-bundle/v2"
     );
     assert_eq!(r.json["properties"]["records"]["minItems"], 1);

@@ -88,7 +88,7 @@ const RUN_CHECK: &str = "run the independent check through Probity";
 /// command).
 const EVIDENCE_TEXT: Fill = Fill {
     argument: "evidence",
-    what: "the independent check's output, from a check the harness ran on the frozen candidate (this server runs no command)",
+    what: "the independent check's output, from a check the harness ran on the frozen candidate; this server runs no command",
 };
 
 /// Why [`EVIDENCE_TEXT`] is filled.
