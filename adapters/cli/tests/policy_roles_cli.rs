@@ -899,3 +899,134 @@ fn in_ci_a_spent_approval_is_refused_even_when_its_note_is_dropped() {
     spent(&forge.job("pr-2", &c2, &pr));
     spent(&forge.job("push-2", &c3, &push));
 }
+
+/// The pre-PR and the push forms' variables for `head` proposed against,
+/// or pushed onto, `main` from `before`.
+fn ci_forms<'a>(before: &'a str, head: &'a str) -> [Vec<(&'static str, &'a str)>; 2] {
+    [
+        vec![
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_NAME", "pull_request_target"),
+            ("GITHUB_BASE_REF", "main"),
+            ("PROBITY_HEAD", head),
+            ("PROBITY_DEFAULT_BRANCH", "main"),
+        ],
+        vec![
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_EVENT_NAME", "push"),
+            ("PROBITY_BEFORE", before),
+            ("GITHUB_SHA", head),
+            ("GITHUB_REF", "refs/heads/main"),
+            ("PROBITY_DEFAULT_BRANCH", "main"),
+        ],
+    ]
+}
+
+/// C1 (reviewed and signed) and its revert C2 (reviewed and signed)
+/// committed on `main` and published; returns (c1, c2).
+fn reviewed_and_reverted(t: &Team) -> (String, String) {
+    t.f.git(&["checkout", "-q", "main"]).unwrap();
+    let (lineage, _, c1) = t.review_medium();
+    t.sign(&t.agent, &lineage);
+    t.f.git(&["revert", "--no-commit", "HEAD"]).unwrap();
+    let (revert, _, c2) = t.review_commit("Revert the change");
+    t.sign(&t.agent, &revert);
+    probity_ok(t.f.root(), &["publish"]);
+    (c1, c2)
+}
+
+/// C3: C1's change brought back on `HEAD` (a revert of its revert, or C1
+/// cherry-picked), unreviewed, carrying C1's note.
+fn brought_back_with_its_note(t: &Team, c1: &str) -> String {
+    t.f.git(&["cherry-pick", "--no-commit", c1]).unwrap();
+    let c3 = commit_all(&t.f, "bring it back");
+    t.f.git(&["notes", "--ref=probity", "copy", c1, &c3])
+        .unwrap();
+    c3
+}
+
+/// Red team round 4, finding 1 (c): C1, its revert C2 and C3 (C1's change
+/// again, carrying C1's note) proposed, or pushed, together: C1 spends the
+/// approval within the proposal, so C3 replays it, in both CI forms
+/// (D-R125).
+#[test]
+fn in_ci_an_approval_replayed_within_the_proposal_is_refused() {
+    let t = Team::new();
+    let forge = Forge::new(&t);
+    let base = rev_parse(&t.f, "main");
+    let (c1, _) = reviewed_and_reverted(&t);
+    let c3 = brought_back_with_its_note(&t, &c1);
+    forge.push(&[&format!("{c3}:refs/heads/again"), "refs/notes/probity"]);
+    for (i, vars) in ci_forms(&base, &c3).iter().enumerate() {
+        let v = ci_answer(&forge.job(&format!("ci-{i}"), &base, vars), 1);
+        assert_eq!(v["reason_code"], "approval_spent", "{v}");
+        assert!(v.to_string().contains(&c1), "{v}");
+    }
+}
+
+/// Red team round 4, finding 3: 10,001 empty commits (each passes every
+/// gate as `no_change`) between C2 and C3 do not push C1 out of the
+/// history the CI forms read, once C1's note is dropped.
+#[test]
+fn in_ci_empty_commits_do_not_push_a_spent_approval_out_of_the_window() {
+    let t = Team::new();
+    let forge = Forge::new(&t);
+    let (c1, _) = reviewed_and_reverted(&t);
+    let mut stream = String::new();
+    for i in 0..10_001 {
+        stream.push_str("commit refs/heads/main\ncommitter A <a@example.org> 0 +0000\ndata 0\n");
+        if i == 0 {
+            stream.push_str("from refs/heads/main^0\n");
+        }
+        stream.push('\n');
+    }
+    let mut import = std::process::Command::new("git")
+        .args(["fast-import", "--quiet", "--force"])
+        .current_dir(t.f.root())
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    import
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stream.as_bytes())
+        .unwrap();
+    assert!(import.wait().unwrap().success());
+    t.f.git(&["reset", "-q", "--hard", "main"]).unwrap();
+    let before = rev_parse(&t.f, "main");
+    forge.push(&["main", "refs/notes/probity"]);
+    let c3 = brought_back_with_its_note(&t, &c1);
+    t.f.git(&["notes", "--ref=probity", "remove", &c1]).unwrap();
+    forge.push(&[&format!("{c3}:refs/heads/again"), "+refs/notes/probity"]);
+    for (i, vars) in ci_forms(&before, &c3).iter().enumerate() {
+        let v = ci_answer(&forge.job(&format!("ci-{i}"), &before, vars), 1);
+        assert_eq!(v["reason_code"], "approval_spent", "{v}");
+    }
+}
+
+/// Red team round 4, findings 4, 5 and 14: notes naming an approval on
+/// commits the forge does not hold (the reviewed commit before its message
+/// was amended, and junk on an absent id) do not fail the CI forms judging
+/// the amended commit's delivery.
+#[test]
+fn in_ci_a_note_on_a_commit_the_forge_lacks_does_not_jam_the_delivery() {
+    let t = Team::new();
+    let forge = Forge::new(&t);
+    t.f.git(&["checkout", "-q", "main"]).unwrap();
+    let base = rev_parse(&t.f, "main");
+    let (lineage, _, c) = t.review_medium();
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["publish"]);
+    t.f.git(&["commit", "-q", "--amend", "--no-verify", "-m", "reworded"])
+        .unwrap();
+    let amended = rev_parse(&t.f, "HEAD");
+    assert_ne!(amended, c);
+    probity_ok(t.f.root(), &["publish"]);
+    force_note(&t.f, "0000000000000000000000000000000000000001", &lineage);
+    forge.push(&[&format!("{amended}:refs/heads/again"), "refs/notes/probity"]);
+    for (i, vars) in ci_forms(&base, &amended).iter().enumerate() {
+        ci_answer(&forge.job(&format!("ci-{i}"), &base, vars), 0);
+    }
+}

@@ -188,3 +188,184 @@ fn the_same_reviewed_commit_reaches_another_protected_branch_and_is_pushed_again
     push_no_verify(&f, &["origin", "main"]).unwrap();
     assert_eq!(rev(&f, &server, "main"), Some(c1));
 }
+
+/// Red team round 4, finding 1: C1 (reviewed), C2 (its revert, reviewed)
+/// and C3 (the revert of C2, carrying C1's note) committed and published
+/// locally, nothing pushed yet. Returns (c1, c2, c3).
+fn replay_chain(f: &Fixture, inputs: &std::path::Path) -> (String, String, String) {
+    approve_live(f.root(), inputs);
+    let c1 = commit_all(f, "the reviewed change");
+    let c2 = reviewed_revert(f, inputs);
+    probity_ok(f.root(), &["publish"]);
+    let c3 = revert_head(f, "bring it back");
+    f.git(&["notes", "--ref=probity", "copy", &c1, &c3])
+        .unwrap();
+    (c1, c2, c3)
+}
+
+/// `args` pushed past the client's gates is refused `approval_spent`,
+/// naming `c1` as the earlier delivery.
+fn spent_naming(f: &Fixture, c1: &str, args: &[&str]) {
+    let err = push_no_verify(f, args).unwrap_err();
+    assert!(err.contains("approval_spent"), "{err}");
+    assert!(err.contains(c1), "{err}");
+}
+
+/// Red team round 4, finding 1 (a): the earlier delivery in the same push
+/// counts. C1, C2 and C3 in one push: C3 replays C1's approval, which C1
+/// spends in that very push (D-R125).
+#[test]
+fn an_approval_replayed_within_one_push_is_refused() {
+    let (f, _dir, server, inputs) = plain_server();
+    let before = rev(&f, &server, "main");
+    let (c1, c2, _) = replay_chain(&f, inputs.path());
+    spent_naming(
+        &f,
+        &c1,
+        &["--atomic", "origin", "main", "refs/notes/probity"],
+    );
+    assert_eq!(rev(&f, &server, "main"), before);
+    // C1 and C2 alone, with the same notes (C3's among them, on a commit
+    // the server does not hold): they land.
+    push_no_verify(
+        &f,
+        &[
+            "--atomic",
+            "origin",
+            &format!("{c2}:refs/heads/main"),
+            "refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    assert_eq!(rev(&f, &server, "main"), Some(c2));
+}
+
+/// Red team round 4, finding 1 (b): a ref the update creates, or an
+/// existing one it fast-forwards from before C1, gets C1 in its history
+/// with C3: C3 is a replay there too (D-R125). The legitimate flows beside
+/// it: C1 and C2 reach that branch (their first delivery there), and the
+/// same commit is on two branches.
+#[test]
+fn an_approval_replayed_onto_a_new_or_an_older_protected_ref_is_refused() {
+    let (f, _dir, server, inputs) = plain_server();
+    let seed = rev(&f, f.root(), "HEAD").unwrap();
+    push_no_verify(&f, &["origin", &format!("{seed}:refs/heads/rel2")]).unwrap();
+    f.git_in(
+        &server,
+        &["config", "--add", "probity.protectedRefs", "refs/heads/*"],
+    )
+    .unwrap();
+    f.git_in(
+        &server,
+        &["config", "--add", "probity.protectedRefs", "refs/tags/*"],
+    )
+    .unwrap();
+    approve_live(f.root(), inputs.path());
+    let c1 = commit_all(&f, "the reviewed change");
+    let c2 = reviewed_revert(&f, inputs.path());
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    assert_eq!(rev(&f, &server, "main"), Some(c2.clone()));
+    f.git(&["checkout", "-q", "-b", "again"]).unwrap();
+    let c3 = revert_head(&f, "bring it back");
+    f.git(&["notes", "--ref=probity", "copy", &c1, &c3])
+        .unwrap();
+    // A new protected branch, a new protected tag, an existing protected
+    // branch from before C1: each at C3, whose history holds C1.
+    for target in ["refs/heads/rel", "refs/tags/v9", "refs/heads/rel2"] {
+        let spec = format!("{c3}:{target}");
+        spent_naming(
+            &f,
+            &c1,
+            &["--atomic", "origin", &spec, "refs/notes/probity"],
+        );
+        assert_ne!(rev(&f, &server, target), Some(c3.clone()), "{target}");
+    }
+    assert_eq!(rev(&f, &server, "rel2"), Some(seed));
+    // C1 and C2 reach the older branch: their first delivery there.
+    push_no_verify(
+        &f,
+        &[
+            "--atomic",
+            "origin",
+            &format!("{c2}:refs/heads/rel2"),
+            "refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    // The same commit on a new branch: lands.
+    push_no_verify(&f, &["origin", &format!("{c2}:refs/heads/rel")]).unwrap();
+    assert_eq!(rev(&f, &server, "rel"), Some(c2.clone()));
+    // And main fast-forwarded to C3: spent, as before.
+    spent_naming(
+        &f,
+        &c1,
+        &[
+            "--atomic",
+            "origin",
+            "again:refs/heads/main",
+            "refs/notes/probity",
+        ],
+    );
+    assert_eq!(rev(&f, &server, "main"), Some(c2));
+}
+
+/// Red team round 4, findings 4 and 5: a note naming an approval on a
+/// commit this repository does not hold names no delivery (no ref's
+/// history can hold it). Anyone may push such a note (the notes only
+/// grow): it must not fail a later legitimate delivery of that approval.
+#[test]
+fn a_note_naming_an_approval_on_a_commit_the_server_lacks_does_not_jam_its_delivery() {
+    let (f, _dir, server, inputs) = plain_server();
+    f.git_in(
+        &server,
+        &["config", "probity.protectedRefs", "refs/heads/main"],
+    )
+    .unwrap();
+    let lineage = string_at(&approve_live(f.root(), inputs.path()), "lineage_id");
+    let c = commit_all(&f, "the reviewed change");
+    probity_ok(f.root(), &["publish"]);
+    push_no_verify(
+        &f,
+        &[
+            "--atomic",
+            "origin",
+            "HEAD:refs/heads/pr",
+            "refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    // The lineage id as a note on an absent commit id and on a blob.
+    let blob = rev(&f, f.root(), "HEAD:src/parser.rs").unwrap();
+    for absent in ["0000000000000000000000000000000000000001", blob.as_str()] {
+        force_note(&f, absent, &lineage);
+    }
+    push_no_verify(&f, &["origin", "refs/notes/probity"]).unwrap();
+    // The legitimate merge of C into main lands.
+    push_no_verify(&f, &["origin", &format!("{c}:refs/heads/main")]).unwrap();
+    assert_eq!(rev(&f, &server, "main"), Some(c));
+}
+
+/// Red team round 4, finding 4: the everyday race. A teammate lands first;
+/// the reviewed, published commit is rebased with `git pull --rebase`, and
+/// its old note (on a commit the server never got) stays in the notes
+/// `probity push` sends. The push lands.
+#[test]
+fn a_reviewed_commit_rebased_after_losing_the_push_race_lands() {
+    let (f, _dir, server, inputs) = plain_server();
+    let (_b_dir, b) = clone_as(&f, &server, "b");
+    let theirs = teammate_commits_docs(&f, &b, inputs.path());
+    approve_live(f.root(), inputs.path());
+    let mine = commit_all(&f, "the reviewed change");
+    probity_ok(f.root(), &["publish"]);
+    probity_ok(&b, &["push", "origin", "main"]);
+    assert_eq!(rev(&f, &server, "main"), Some(theirs.clone()));
+    let lost = probity(f.root(), &["push", "origin", "main"]);
+    assert_ne!(lost.code, 0, "{}{}", lost.stdout, lost.stderr);
+    f.git(&["pull", "-q", "--rebase", "origin", "main"])
+        .unwrap();
+    let rebased = rev(&f, f.root(), "HEAD").unwrap();
+    assert_ne!(rebased, mine);
+    assert!(f.git(&["notes", "--ref=probity", "show", &mine]).is_ok());
+    probity_ok(f.root(), &["push", "origin", "HEAD"]);
+    assert_eq!(rev(&f, &server, "main"), Some(rebased));
+}

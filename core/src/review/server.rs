@@ -452,8 +452,10 @@ pub struct PriorDelivery {
     /// What it delivered: its parent's tree (the empty tree for a root
     /// commit) and its tree.
     pub trees: (TreeId, TreeId),
-    /// Whether it is in the history of the ref the delivery updates
-    /// (reachable from the ref's old tip).
+    /// Whether it comes before the delivery in the history of the ref the
+    /// delivery updates, after the update (D-R125): reachable from the
+    /// ref's new or old tip, and neither the delivered commit nor one of
+    /// its descendants (an earlier commit of the same push counts).
     pub in_ref_history: bool,
 }
 
@@ -485,8 +487,10 @@ impl ApprovalSpent {
 /// The replay rule (issue 20 §3, D-R56): an approval delivers its change
 /// into each protected ref's history once. A delivery of `commit` (with
 /// `trees`, its parent's tree and its tree) into `refname` on `lineage`'s
-/// approval is refused when another commit in that ref's history, noted
-/// with the same lineage, delivered the same trees. The same commit pushed
+/// approval is refused when another commit before it in that ref's
+/// history (D-R125: the history after the update, so an earlier commit of
+/// the same push counts), noted with the same lineage, delivered the same
+/// trees. The same commit pushed
 /// again, the same approval delivered into another protected ref (a
 /// backport), a rebased or stacked delivery (other trees) all pass.
 pub(crate) fn check_not_replayed(

@@ -1,7 +1,9 @@
-//! The server's replay check (D-R56, D-R68): an approval is spent by its
-//! first delivery into a protected ref's history. Core decides
+//! The server's replay check (D-R56, D-R68, D-R125): an approval is spent
+//! by its first delivery into a protected ref's history. Core decides
 //! (`server::check_approvals_not_replayed`); this driver reads the notes
-//! that name each approval, their commits' trees and the imported records.
+//! that name each approval, their commits' trees and the imported records,
+//! and asks git where each earlier delivery sits: before the delivery
+//! judged in the history it lands in, or not.
 
 use probity_core::review::GateDecision;
 use probity_core::review::LineageId;
@@ -9,7 +11,7 @@ use probity_core::review::{
     ApprovalHistory, ApprovedDelivery, PriorDelivery, ReceiveUpdate, approved_deliveries,
     check_approvals_not_replayed,
 };
-use probity_core::review::{CommitId, TreeId};
+use probity_core::review::{CommitId, RangeCommit, TreeId};
 
 use super::*;
 
@@ -20,9 +22,11 @@ const MAX_PRIOR_NOTES: usize = 64;
 /// history for earlier deliveries ([`Priors::NotesAndHistory`]).
 pub(super) const MAX_HISTORY_PRIORS: usize = 1_000;
 
-/// How many commits of a ref's history a CI form lists to find them: empty
-/// commits (which pass every gate as `no_change`) do not push a delivery
-/// out of the window (red team round 3), up to this many.
+/// How many commits of a ref's history a CI form lists at first to find
+/// them. Empty commits (which pass every gate as `no_change`) do not push
+/// a delivery out of the window: while fewer than [`MAX_HISTORY_PRIORS`]
+/// changing commits are found and the history goes on, the listing is
+/// doubled, with no cap on the commits read (D-R125).
 pub(super) const MAX_HISTORY_LISTED: usize = 10_000;
 
 /// Where the replay check learns of an approval's earlier deliveries.
@@ -32,27 +36,32 @@ pub(super) enum Priors {
     /// ref only grows, so a note once there stays.
     Notes,
     /// Those notes and the ref's own history (its newest
-    /// [`MAX_HISTORY_PRIORS`] commits that change something): a CI form, where the notes ref is
-    /// any pusher's to rewrite (a forge runs no hook guarding it), so a
+    /// [`MAX_HISTORY_PRIORS`] commits that change something, and every
+    /// commit the update brings): a CI form, where the notes ref is any
+    /// pusher's to rewrite (a forge runs no hook guarding it), so a
     /// dropped note must not unspend an approval. A commit there that
     /// delivered the same trees, or exactly what the approval approved, is
     /// an earlier delivery whatever its note says (red team round 2).
     NotesAndHistory,
 }
 
-/// The newest [`MAX_HISTORY_PRIORS`] single-parent (or root) commits of
-/// `old`'s history that change something (among its newest
-/// [`MAX_HISTORY_LISTED`]), each with the trees it delivered, as earlier
-/// deliveries in that ref's history.
-fn history_priors<G: CommitGit + RangeGit>(
+/// A commit and what it delivered (its parent's tree, its tree).
+type Delivered = (CommitId, (TreeId, TreeId));
+
+/// The single-parent (or root) commits of `listed` that change something,
+/// each with what it delivered, at most `want` of them, newest first.
+fn changing<G: CommitGit>(
     git: &G,
-    old: &CommitId,
-) -> Result<Vec<PriorDelivery>, TransportError> {
-    let listed = git.range(old, &[], &RemoteScope::None, MAX_HISTORY_LISTED)?;
+    listed: &[RangeCommit],
+    want: usize,
+) -> Result<Vec<Delivered>, TransportError> {
     let trees: std::collections::BTreeMap<&CommitId, &TreeId> =
         listed.iter().map(|c| (&c.commit, &c.tree)).collect();
     let mut out = Vec::new();
-    for c in &listed {
+    for c in listed {
+        if out.len() == want {
+            break;
+        }
         let base = match c.parents[..] {
             [] => git.empty_tree()?,
             [ref p] => match trees.get(p) {
@@ -61,19 +70,32 @@ fn history_priors<G: CommitGit + RangeGit>(
             },
             _ => continue,
         };
-        if base == c.tree {
-            continue;
-        }
-        out.push(PriorDelivery {
-            commit: c.commit.clone(),
-            in_ref_history: true,
-            trees: (base, c.tree.clone()),
-        });
-        if out.len() == MAX_HISTORY_PRIORS {
-            break;
+        if base != c.tree {
+            out.push((c.commit.clone(), (base, c.tree.clone())));
         }
     }
     Ok(out)
+}
+
+/// The newest [`MAX_HISTORY_PRIORS`] single-parent (or root) commits of
+/// `tip`'s history that change something, each with the trees it
+/// delivered. Listed [`MAX_HISTORY_LISTED`] commits at first, then twice
+/// as many each time the window holds too few changing commits and the
+/// history goes on: a run of empty commits costs reading them, never a
+/// delivery hidden past the window (red team round 4).
+fn history_priors<G: CommitGit + RangeGit>(
+    git: &G,
+    tip: &CommitId,
+) -> Result<Vec<Delivered>, TransportError> {
+    let mut limit = MAX_HISTORY_LISTED;
+    loop {
+        let listed = git.range(tip, &[], &RemoteScope::None, limit)?;
+        let out = changing(git, &listed, MAX_HISTORY_PRIORS)?;
+        if out.len() == MAX_HISTORY_PRIORS || listed.len() < limit {
+            return Ok(out);
+        }
+        limit = limit.saturating_mul(2);
+    }
 }
 
 /// The (base tree, tree) a commit delivers: its parent's tree (the empty
@@ -98,15 +120,69 @@ pub(super) fn delivered_trees<G: CommitGit + RangeGit>(
     Ok(Some((base, c.tree)))
 }
 
-/// The replay check (core's `check_approvals_not_replayed`, D-R56, D-R68)
-/// over an allowing decision: for each commit it lets in, into each
-/// updated ref with a history, every approval it rests on (each composed
-/// review of a squash) is read: what it approved (its record in
-/// `scratch`), and the earlier commits the notes name it on (their trees,
-/// whether the ref's old tip reaches them); the first replay is the answer.
-/// Every lineage is searched for at once (one search of the notes tree),
-/// and a short answer is an error, never "named nowhere". With
-/// [`Priors::NotesAndHistory`] the ref's own history counts too.
+/// One ref a delivery lands in: its name, its tip before the push (`None`
+/// when the push creates it) and after (peeled to its commit).
+struct Landing<'a> {
+    refname: &'a str,
+    old: Option<&'a CommitId>,
+    new: CommitId,
+}
+
+/// Where the earlier deliveries sit, asked of git once per pair.
+struct Ancestry<'g, G> {
+    git: &'g G,
+    known: std::collections::BTreeMap<(CommitId, CommitId), bool>,
+}
+
+impl<G: RangeGit> Ancestry<'_, G> {
+    fn is_ancestor(&mut self, a: &CommitId, d: &CommitId) -> Result<bool, TransportError> {
+        let key = (a.clone(), d.clone());
+        if let Some(k) = self.known.get(&key) {
+            return Ok(*k);
+        }
+        let k = self.git.is_ancestor(a, d)?;
+        self.known.insert(key, k);
+        Ok(k)
+    }
+
+    /// Whether `prior` comes before `commit` in the history `landing`
+    /// gives the ref (D-R125): reachable from its new tip (or its old
+    /// one), and not `commit` or one of `commit`'s descendants. So an
+    /// earlier commit of the same push counts, as does one the update
+    /// brings in beside it (a merge) or a new ref's history; two commits
+    /// of one push that neither descends from count for each other.
+    fn before(
+        &mut self,
+        prior: &CommitId,
+        commit: &CommitId,
+        landing: &Landing<'_>,
+    ) -> Result<bool, TransportError> {
+        if prior == commit || self.is_ancestor(commit, prior)? {
+            return Ok(false);
+        }
+        if self.is_ancestor(prior, &landing.new)? {
+            return Ok(true);
+        }
+        match landing.old {
+            Some(old) => self.is_ancestor(prior, old),
+            None => Ok(false),
+        }
+    }
+}
+
+/// The replay check (core's `check_approvals_not_replayed`, D-R56, D-R68,
+/// D-R125) over an allowing decision: for each commit it lets in, into
+/// each updated ref, every approval it rests on (each composed review of a
+/// squash) is read: what it approved (its record in `scratch`), and the
+/// earlier commits the notes name it on that delivered those trees or the
+/// approved ones and come before it in the ref's history after the update
+/// (an earlier commit of the same push, one the update merges in, the old
+/// tip's history); the first replay is the answer. A note on a commit this
+/// repository does not hold (a rebased-away commit's, or junk) names no
+/// delivery: no ref's history can hold it. Every lineage is searched for at
+/// once (one search of the notes tree), and a short answer is an error,
+/// never "named nowhere". With [`Priors::NotesAndHistory`] the ref's own
+/// history counts too.
 pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
     git: &G,
     scratch: &S,
@@ -115,17 +191,30 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
     decision: &GateDecision,
     priors_from: Priors,
 ) -> Result<Option<ReceiveDenial>, TransportError> {
-    let olds_of = |delivery: &ApprovedDelivery| -> Vec<(&str, &CommitId)> {
-        judged
+    let all = approved_deliveries(decision);
+    let mut landings: Vec<Landing<'_>> = Vec::new();
+    for u in judged {
+        if !all.iter().any(|d| d.refs.contains(&u.refname)) {
+            continue;
+        }
+        let Some(new) = &u.new else { continue };
+        let Some(new) = git.peel_commit(new)? else {
+            continue;
+        };
+        landings.push(Landing {
+            refname: &u.refname,
+            old: u.old.as_ref(),
+            new,
+        });
+    }
+    let landings_of = |delivery: &ApprovedDelivery| -> Vec<&Landing<'_>> {
+        landings
             .iter()
-            .filter(|u| delivery.refs.contains(&u.refname))
-            .filter_map(|u| u.old.as_ref().map(|o| (u.refname.as_str(), o)))
+            .filter(|l| delivery.refs.iter().any(|r| r == l.refname))
             .collect()
     };
-    let deliveries: Vec<ApprovedDelivery> = approved_deliveries(decision)
-        .into_iter()
-        .filter(|d| !olds_of(d).is_empty())
-        .collect();
+    let deliveries: Vec<&ApprovedDelivery> =
+        all.iter().filter(|d| !landings_of(d).is_empty()).collect();
     let mut needles: Vec<&str> = deliveries
         .iter()
         .flat_map(|d| d.approvals().iter().map(LineageId::as_str))
@@ -142,19 +231,37 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
         .into();
         return Err(short.into());
     }
+    // What each noted commit delivered; `None`: a merge, or no commit
+    // this repository holds.
+    let mut noted: std::collections::BTreeMap<CommitId, Option<(TreeId, TreeId)>> =
+        std::collections::BTreeMap::new();
+    for c in named_each.iter().flatten() {
+        if noted.contains_key(c) {
+            continue;
+        }
+        let here = git.peel_commit(c)?.as_ref() == Some(c);
+        let trees = if here { delivered_trees(git, c)? } else { None };
+        noted.insert(c.clone(), trees);
+    }
     let named_by: std::collections::BTreeMap<&str, Vec<CommitId>> =
         needles.iter().copied().zip(named_each).collect();
-    let mut histories: std::collections::BTreeMap<CommitId, Vec<PriorDelivery>> =
+    let mut windows: std::collections::BTreeMap<CommitId, Vec<Delivered>> =
         std::collections::BTreeMap::new();
-    for delivery in &deliveries {
+    let mut brought: std::collections::BTreeMap<(CommitId, CommitId), Vec<Delivered>> =
+        std::collections::BTreeMap::new();
+    let mut ancestry = Ancestry {
+        git,
+        known: std::collections::BTreeMap::new(),
+    };
+    for delivery in deliveries {
         let mut named = Vec::new();
         for lineage in delivery.approvals() {
-            let commits: Vec<CommitId> = named_by
+            let commits: Vec<Delivered> = named_by
                 .get(lineage.as_str())
                 .into_iter()
                 .flatten()
                 .filter(|c| **c != delivery.commit)
-                .cloned()
+                .filter_map(|c| Some((c.clone(), noted.get(c)?.clone()?)))
                 .collect();
             if !commits.is_empty() || priors_from == Priors::NotesAndHistory {
                 let approved = scratch.load(lineage)?.map(|r| {
@@ -173,25 +280,56 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
         let Some(trees) = delivered_trees(git, &delivery.commit)? else {
             continue;
         };
-        for (refname, old) in olds_of(delivery) {
-            if priors_from == Priors::NotesAndHistory && !histories.contains_key(old) {
-                histories.insert(old.clone(), history_priors(git, old)?);
+        for landing in landings_of(delivery) {
+            // The ref's history in a CI form: the window below the old tip
+            // (the new tip's, for a new ref), whose commits all come before
+            // this delivery, and what the update brings beside it.
+            let mut history: Vec<(&Delivered, bool)> = Vec::new();
+            if priors_from == Priors::NotesAndHistory {
+                let below = landing.old.unwrap_or(&landing.new);
+                if !windows.contains_key(below) {
+                    windows.insert(below.clone(), history_priors(git, below)?);
+                }
+                if let Some(old) = landing.old {
+                    let key = (landing.new.clone(), old.clone());
+                    if !brought.contains_key(&key) {
+                        let listed = git.range(
+                            &landing.new,
+                            std::slice::from_ref(old),
+                            &RemoteScope::None,
+                            MAX_HISTORY_LISTED,
+                        )?;
+                        brought.insert(key.clone(), changing(git, &listed, usize::MAX)?);
+                    }
+                    history.extend(brought.get(&key).into_iter().flatten().map(|d| (d, false)));
+                }
+                let settled = landing.old.is_some();
+                history.extend(
+                    windows
+                        .get(below)
+                        .into_iter()
+                        .flatten()
+                        .map(|d| (d, settled)),
+                );
             }
             let mut approvals = Vec::new();
             for (lineage, approved, commits) in &named {
+                let spends = |t: &(TreeId, TreeId)| *t == trees || approved.as_ref() == Some(t);
                 let mut priors = Vec::new();
-                for c in commits {
-                    let Some(prior_trees) = delivered_trees(git, c)? else {
+                let candidates = commits
+                    .iter()
+                    .map(|d| (d, false))
+                    .chain(history.iter().copied());
+                for ((c, prior_trees), settled) in candidates {
+                    if !spends(prior_trees) {
                         continue;
-                    };
+                    }
+                    let before = settled || ancestry.before(c, &delivery.commit, landing)?;
                     priors.push(PriorDelivery {
                         commit: c.clone(),
-                        in_ref_history: git.is_ancestor(c, old)?,
-                        trees: prior_trees,
+                        in_ref_history: before,
+                        trees: prior_trees.clone(),
                     });
-                }
-                if let Some(history) = histories.get(old) {
-                    priors.extend(history.iter().cloned());
                 }
                 approvals.push(ApprovalHistory {
                     lineage: lineage.clone(),
@@ -200,11 +338,11 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
                 });
             }
             if let Err(e) =
-                check_approvals_not_replayed(refname, &delivery.commit, &trees, &approvals)
+                check_approvals_not_replayed(landing.refname, &delivery.commit, &trees, &approvals)
             {
                 return Ok(Some(ReceiveDenial {
                     reason_code: e.code().into(),
-                    refname: refname.to_string(),
+                    refname: landing.refname.to_string(),
                     commit: Some(delivery.commit.clone()),
                     message: e.to_string(),
                     next_action: "start_commit_review",

@@ -887,6 +887,14 @@ pub fn rev(f: &Fixture, cwd: &Path, r: &str) -> Option<String> {
         .map(|b| String::from_utf8(b).unwrap().trim().to_string())
 }
 
+/// Writes `text` as the note of `object` in `f`'s `refs/notes/probity`
+/// (replacing any), as anyone with the notes ref can: git takes any id,
+/// one this repository lacks or a blob's.
+pub fn force_note(f: &Fixture, object: &str, text: &str) {
+    f.git(&["notes", "--ref=probity", "add", "-f", "-m", text, object])
+        .unwrap();
+}
+
 /// Commits the whole worktree of `f` past every client hook (as an agent
 /// under review can); returns the new HEAD.
 pub fn commit_all(f: &Fixture, message: &str) -> String {
