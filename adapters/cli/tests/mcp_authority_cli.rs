@@ -327,14 +327,9 @@ fn an_argument_outside_its_declared_schema_is_refused_before_anything_runs() {
     assert!(pong["result"].is_object(), "{pong}");
 }
 
-/// No tool reads the server's own stdin (issue 23 §2): the one child a
-/// tool starts that could (the `evidence_cmd` check) gets an empty stdin,
-/// so `cat` ends at once instead of swallowing the JSON-RPC requests the
-/// client sends behind the call, and the session goes on.
-#[test]
-fn no_tool_reads_the_server_s_stdin() {
-    let f = medium_change();
-    let mut s = Session::start_running_checks(f.root());
+/// Starts a review of the live medium change over `s` and keeps its one
+/// lens's clean result: the lineage, whose finalize asks for evidence.
+fn lens_result_kept(s: &mut Session) -> String {
     let (_, started) = s.call("start", json!({}));
     let lineage = string_at(&started, "lineage_id");
     let (_, ctx) = s.call(
@@ -348,6 +343,18 @@ fn no_tool_reads_the_server_s_stdin() {
                "result": {"findings": [], "evidence": ["read the frozen diff"]}}),
     );
     assert!(!err, "{kept}");
+    lineage
+}
+
+/// No tool reads the server's own stdin (issue 23 §2): the one child a
+/// tool starts that could (the `evidence_cmd` check) gets an empty stdin,
+/// so `cat` ends at once instead of swallowing the JSON-RPC requests the
+/// client sends behind the call, and the session goes on.
+#[test]
+fn no_tool_reads_the_server_s_stdin() {
+    let f = medium_change();
+    let mut s = Session::start_running_checks(f.root());
+    let lineage = lens_result_kept(&mut s);
     // `cat` that inherited the server's stdin would wait for its end (the
     // client keeps it open) and be killed at the timeout: a failed check.
     let (err, done) = s.call(
@@ -444,19 +451,7 @@ fn by_default_the_server_runs_no_command_and_takes_the_checks_output() {
     assert!(!declared.contains_key("evidence_cmd"), "{finalize}");
     assert!(!declared.contains_key("evidence_timeout"), "{finalize}");
 
-    let (_, started) = s.call("start", json!({}));
-    let lineage = string_at(&started, "lineage_id");
-    let (_, ctx) = s.call(
-        "lens_context",
-        json!({"lineage": lineage, "lens": "reliability"}),
-    );
-    let token = ctx["token"].as_str().unwrap().to_string();
-    let (err, kept) = s.call(
-        "lens_submit",
-        json!({"lineage": lineage, "lens": "reliability", "binding": token,
-               "result": {"findings": [], "evidence": ["read the frozen diff"]}}),
-    );
-    assert!(!err, "{kept}");
+    let lineage = lens_result_kept(&mut s);
     let (err, validating) = s.call("finalize", json!({"lineage": lineage}));
     assert!(!err, "{validating}");
     assert_eq!(validating["action"], "provide_evidence", "{validating}");

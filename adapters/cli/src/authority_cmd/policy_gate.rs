@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use probity_core::review::Bundle;
 use probity_core::review::CommitId;
 use probity_core::review::NOTES_REF;
+use probity_core::review::TreeId;
 use probity_core::review::check_transcripts;
 use probity_core::review::{CHECKS_PATH, MAX_CHECKS_BYTES, RepoChecks};
 use probity_core::review::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy, check_floor};
@@ -339,30 +340,31 @@ pub fn check_bundle<P: SshSignatures>(
         if !trees_here(repo, &snap.base_tree, &snap.candidate_tree)? {
             continue;
         }
-        let changed = repo
-            .diff_files(&snap.base_tree, &snap.candidate_tree)
-            .map_err(|e| {
+        let floors = |to: &TreeId, code: &str, span: &str, next: &'static str| {
+            let changed = repo.diff_files(&snap.base_tree, to).map_err(|e| {
                 deny(
                     "authority_invalid",
                     format!("bundle of {}: {e}", bundle.lineage_id),
                     "start_commit_review",
                 )
             })?;
-        for p in policies {
-            check_floor(
-                &p.policy,
-                s.lineage_id().as_str(),
-                s.frozen().risk_level,
-                &changed,
-            )
-            .map_err(|e| {
-                deny(
-                    "policy_floor_unmet",
-                    format!("{e} (the policy at {})", p.base),
-                    "start_commit_review",
+            for p in policies {
+                check_floor(
+                    &p.policy,
+                    s.lineage_id().as_str(),
+                    s.frozen().risk_level,
+                    &changed,
                 )
-            })?;
-        }
+                .map_err(|e| deny(code, format!("{e}{span} (the policy at {})", p.base), next))?;
+            }
+            Ok(())
+        };
+        floors(
+            &snap.candidate_tree,
+            "policy_floor_unmet",
+            "",
+            "start_commit_review",
+        )?;
         // The leaf's correction tree is what its approval covers: the
         // floors hold for it too (D-R127).
         let last = s.final_candidate_tree();
@@ -370,33 +372,13 @@ pub fn check_bundle<P: SshSignatures>(
             .records
             .last()
             .is_some_and(|l| std::ptr::eq(l, record));
-        if !leaf || *last == snap.candidate_tree || !trees_here(repo, &snap.base_tree, last)? {
-            continue;
-        }
-        let corrected = repo.diff_files(&snap.base_tree, last).map_err(|e| {
-            deny(
-                "authority_invalid",
-                format!("bundle of {}: {e}", bundle.lineage_id),
-                "start_commit_review",
-            )
-        })?;
-        for p in policies {
-            check_floor(
-                &p.policy,
-                s.lineage_id().as_str(),
-                s.frozen().risk_level,
-                &corrected,
-            )
-            .map_err(|e| {
-                deny(
-                    "risk_raised_by_correction",
-                    format!(
-                        "{e}, in the tree its correction delivers (the policy at {})",
-                        p.base
-                    ),
-                    "recover",
-                )
-            })?;
+        if leaf && *last != snap.candidate_tree && trees_here(repo, &snap.base_tree, last)? {
+            floors(
+                last,
+                "risk_raised_by_correction",
+                ", in the tree its correction delivers",
+                "recover",
+            )?;
         }
     }
     for (record, statement) in stated_records(bundle, statements) {

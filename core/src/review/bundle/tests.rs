@@ -284,6 +284,19 @@ fn scope_is_checked_against_the_repositorys_listing() {
     ));
 }
 
+/// `obs`'s change with its first file made high risk (a process-spawning
+/// line).
+fn process_spawning(obs: &crate::review::CandidateObservation) -> Vec<ChangedFile> {
+    let mut high = obs.changed.clone();
+    high[0] = fixtures::text_change(
+        "src/parser.rs",
+        30,
+        22,
+        "import subprocess\nsubprocess.run([\"sh\"])\n",
+    );
+    high
+}
+
 /// A correction whose tree is a higher tier than the review ran at is
 /// refused whatever else holds (D-R127); one within the tier passes.
 #[test]
@@ -292,15 +305,8 @@ fn a_correction_may_not_raise_the_tier_the_review_ran_at() {
     let r = approved().record().unwrap();
     assert_eq!(r.state.frozen.risk_level, RiskLevel::Medium);
     assert_eq!(check_final_tier(&r, &obs.changed), Ok(()));
-    let mut spawned = obs.changed.clone();
-    spawned[0] = fixtures::text_change(
-        "src/parser.rs",
-        30,
-        22,
-        "import subprocess\nsubprocess.run([\"sh\"])\n",
-    );
     assert!(matches!(
-        check_final_tier(&r, &spawned),
+        check_final_tier(&r, &process_spawning(&obs)),
         Err(DerivationError::RiskRaisedByCorrection {
             recorded: RiskLevel::Medium,
             derived: RiskLevel::High,
@@ -329,15 +335,8 @@ fn what_start_froze_is_re_derived_from_the_trees() {
     ));
     // Trees whose change is high risk (a process-spawning line): the
     // record claims medium and one lens.
-    let mut high = obs.changed.clone();
-    high[0] = fixtures::text_change(
-        "src/parser.rs",
-        30,
-        22,
-        "import subprocess\nsubprocess.run([\"sh\"])\n",
-    );
     assert!(matches!(
-        check_derivation(&r, &high, &set),
+        check_derivation(&r, &process_spawning(&obs), &set),
         Err(DerivationError::RiskUnderstated {
             recorded: RiskLevel::Medium,
             derived: RiskLevel::High,
