@@ -91,7 +91,7 @@ pub use correction::{
 pub use dsse::{
     Envelope, EnvelopeError, EnvelopeSignature, MAX_ENVELOPE_BYTES, MAX_SIGNATURES, NAMESPACE,
     PAYLOAD_TYPE, ParsedEnvelope, SshSig, allowed_signers_may_list, armor, dearmor, decode_base64,
-    envelope_bytes, fingerprint, parse_envelope, parse_sshsig, statement_pae,
+    envelope_bytes, fingerprint, is_certificate_key, parse_envelope, parse_sshsig, statement_pae,
 };
 pub use evidence::{
     COMMAND_EVIDENCE_SCHEMA_V2, CommandEvidence, CommandEvidenceDocument, CommandEvidenceError,
