@@ -718,7 +718,7 @@ impl Repo {
     }
 
     /// See [`NotesGit::notes_history`]: one `rev-list --parents` of the
-    /// commits, one `diff-tree --stdin -r` of each against its first
+    /// commits, one `diff-tree --stdin --root -r` of each against its first
     /// parent (a root against the empty tree), one `rev-list --objects
     /// --disk-usage` of what only they reach; a root commit's tree and the
     /// sizes from the object reader. Probity's anchor commit (a root whose
@@ -737,9 +737,9 @@ impl Repo {
         listing.extend(old.map(|o| format!("^{o}")));
         let listed = self.run(&listing)?;
         let mut history = NotesHistory::default();
-        // `<commit> <first parent>` lines, and root commits, to diff.
-        let mut pairs = String::new();
-        let mut roots = String::new();
+        // `<commit> <first parent>` lines, and root commits (against the
+        // empty tree, `--root`), to diff in one process.
+        let mut input = String::new();
         for line in String::from_utf8_lossy(&listed).lines() {
             history.commits += 1;
             let mut ids = line.split(' ');
@@ -747,29 +747,24 @@ impl Repo {
                 continue;
             };
             match first {
-                Some(parent) => pairs.push_str(&format!("{commit} {parent}\n")),
+                Some(parent) => input.push_str(&format!("{commit} {parent}\n")),
                 None if self.is_anchor(commit)? => {}
-                None => roots.push_str(&format!("{commit}\n")),
+                None => input.push_str(&format!("{commit}\n")),
             }
         }
         if history.commits > MAX_NOTES_UPDATE_COMMITS {
             return Ok(history);
         }
-        for (input, root) in [(pairs, false), (roots, true)] {
-            if input.is_empty() {
-                continue;
-            }
-            let mut args = vec![
+        if !input.is_empty() {
+            let args = [
                 "diff-tree",
                 "--stdin",
+                "--root",
                 "-r",
                 "--no-renames",
                 "--raw",
                 "--no-abbrev",
             ];
-            if root {
-                args.push("--root");
-            }
             let out = self.run_with(args, &[], Some(input.as_bytes()))?;
             let mut commit = None;
             for line in String::from_utf8_lossy(&out).lines() {
