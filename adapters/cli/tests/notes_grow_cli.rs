@@ -604,7 +604,7 @@ fn a_note_git_moves_to_another_fan_out_path_adds_nothing() {
     let blob = git_out(&agent, &["hash-object", "-w", "--stdin"], &big, &[]);
     let files: Vec<(String, String)> = (1..=8u64)
         .map(|i| {
-            let id = format!("{:040x}", 0xfeed_0000_00u64 + i);
+            let id = format!("{:040x}", 0x00fe_ed00_0000_u64 + i);
             (format!("{}/{}", &id[..2], &id[2..]), blob.clone())
         })
         .collect();
