@@ -737,3 +737,41 @@ fn a_notes_update_brings_only_notes_history_within_the_bounds() {
     assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
     next_reviewed_push_lands(&s, "fn again() {}\n");
 }
+
+/// A server whose notes tree holds a file from before D-R121 (pushed when
+/// no hook measured it): a teammate's push whose notes merge the server's
+/// (a `cat_sort_uniq` merge commit, which keeps notes only) lands; the
+/// history it brings is notes history.
+#[test]
+fn a_notes_merge_that_brings_back_a_file_the_server_holds_lands() {
+    let s = Setup::new();
+    let (_tip, _d, other) = published_and_cloned(&s);
+    // The teammate's next reviewed commit, its note published locally
+    // first, so its push merges the server's notes (a merge commit).
+    std::fs::write(
+        s.f.root().join("src/parser.rs"),
+        "// parser\nfn parse() {}\nfn b() {}\n",
+    )
+    .unwrap();
+    approve_live(s.f.root(), s.inputs.path());
+    s.f.commit_all("next").unwrap();
+    probity_ok(s.f.root(), &["publish"]);
+    let hook = s.server.join("hooks/pre-receive");
+    let off = s.server.join("hooks/pre-receive.off");
+    std::fs::rename(&hook, &off).unwrap();
+    let blob = git_out(&other, &["hash-object", "-w", "--stdin"], b"legacy\n", &[]);
+    notes_with_files(&other, &[("zz/junk.bin".to_string(), blob)]);
+    s.push_from(&other, &["origin", "refs/notes/probity"])
+        .unwrap();
+    std::fs::rename(&off, &hook).unwrap();
+    let r = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let parents =
+        s.f.git(&["rev-list", "--merges", "--count", "refs/notes/probity"])
+            .unwrap();
+    assert_ne!(
+        String::from_utf8(parents).unwrap().trim(),
+        "0",
+        "the notes were merged"
+    );
+}
