@@ -775,3 +775,41 @@ fn a_notes_merge_that_brings_back_a_file_the_server_holds_lands() {
         "the notes were merged"
     );
 }
+
+/// A note changed in place adds what it grew by to the update's bound:
+/// nine held notes each grown to 8 MiB in one push (72 MiB) are refused,
+/// as nine new notes of 8 MiB are (only new paths were counted).
+#[test]
+fn notes_grown_in_place_count_toward_the_update_bound() {
+    let s = Setup::new();
+    let (_tip, _d, agent) = published_and_cloned(&s);
+    let ids: Vec<String> = (1..=9u64)
+        .map(|i| format!("{:040x}", 0x00be_ef00_0000_u64 + i))
+        .collect();
+    let small = git_out(&agent, &["hash-object", "-w", "--stdin"], b"small\n", &[]);
+    let files: Vec<(String, String)> = ids.iter().map(|id| (id.clone(), small.clone())).collect();
+    notes_with_files(&agent, &files);
+    s.push_from(&agent, &["origin", "refs/notes/probity"])
+        .unwrap();
+    let held = s.server_rev("refs/notes/probity");
+    let body = b"x".repeat(127).into_iter().chain([b'\n']).cycle();
+    let body: Vec<u8> = body
+        .take(probity_core::review::MAX_NOTE_BYTES - 6)
+        .collect();
+    let grown: Vec<(String, String)> = ids
+        .iter()
+        .map(|id| {
+            let mut note = b"small\n".to_vec();
+            note.extend_from_slice(&body);
+            note[6] = id.as_bytes()[39];
+            let blob = git_out(&agent, &["hash-object", "-w", "--stdin"], &note, &[]);
+            (id.clone(), blob)
+        })
+        .collect();
+    notes_with_files(&agent, &grown);
+    let err = s
+        .push_from(&agent, &["origin", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("input_too_large"), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), held);
+}

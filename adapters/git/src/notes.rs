@@ -644,7 +644,7 @@ impl Repo {
             }
             Some(old) => {
                 for (path, before, after) in self.note_tree_changes(old, new)? {
-                    let (None, Some(after)) = (before, after) else {
+                    let Some(after) = after else {
                         continue;
                     };
                     // Anything but a blob here (a gitlink's commit, an
@@ -654,7 +654,19 @@ impl Repo {
                         Some(i) if i.kind == "blob" => i.size,
                         _ => u64::MAX,
                     };
-                    out.push(self.added_note(old, new, path, size)?);
+                    match before {
+                        None => out.push(self.added_note(old, new, path, size)?),
+                        // A note changed in place adds what it grew by.
+                        Some(before) => {
+                            let held = self.object_info(&before)?.map_or(0, |i| i.size);
+                            out.push(AddedNoteFile {
+                                path,
+                                size,
+                                added_bytes: size.saturating_sub(held),
+                                other_paths: Vec::new(),
+                            });
+                        }
+                    }
                 }
             }
         }

@@ -241,9 +241,10 @@ pub fn note_path_commit(path: &str) -> Option<String> {
         .then_some(hex)
 }
 
-/// A file a notes update puts at a path of the notes tree where the old
-/// notes tree held none (the whole tree when the ref is new), as the
-/// adapter measures it for [`check_added_notes`].
+/// A file a notes update puts in the notes tree that the old notes tree
+/// does not hold as it is: at a path where the old tree held none (the
+/// whole tree when the ref is new), or another blob at a path (a note
+/// changed in place), as the adapter measures it for [`check_added_notes`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AddedNoteFile {
     /// Its path in the new notes tree.
@@ -252,9 +253,10 @@ pub struct AddedNoteFile {
     /// object the push did not bring): no note, over every bound.
     pub size: u64,
     /// What it adds to the notes a gate reads, in bytes: its size, or, for
-    /// a note the old tree held for the same commit at other paths, what
-    /// the commit's note grew by (0 when only its fan-out path changed,
-    /// as git's notes code writes a tree it re-fans: red team round 4).
+    /// a note the old tree held for the same commit (at this path or
+    /// others), what the commit's note grew by (0 when only its fan-out
+    /// path changed, as git's notes code writes a tree it re-fans: red
+    /// team round 4).
     pub added_bytes: u64,
     /// The other paths of the new notes tree that hold a note of the same
     /// commit.

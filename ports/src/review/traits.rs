@@ -715,11 +715,12 @@ pub trait NotesGit {
     /// notes trees are read (git: `diff-tree -r`); a note that only moved
     /// between fan-out levels is not a change.
     fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError>;
-    /// Every file the notes commit `new` holds at a path where `old`
-    /// (none: the empty notes tree) holds no blob, sorted by path: its
-    /// path in the notes tree, whatever it names, its size, what it adds
-    /// to its commit's note (nothing when `old` held the same blobs for
-    /// that commit at other paths: a note git re-fanned), and the other
+    /// Every file the notes commit `new` holds that `old` (none: the empty
+    /// notes tree) does not hold as it is (a new path, or another blob at
+    /// a path), sorted by path: its path in the notes tree, whatever it
+    /// names, its size, what it adds to its commit's note (what the note
+    /// grew by; nothing when `old` held the same blobs for that commit at
+    /// other paths: a note git re-fanned), and, for a new path, the other
     /// paths of `new` holding that commit's note
     /// ([`probity_core::review::AddedNoteFile`]). Only the differing paths
     /// are read (git: `diff-tree -r`, or `ls-tree -r -l` of a new notes
