@@ -512,3 +512,304 @@ fn probity_raw(cwd: &Path, args: &[&str]) -> Vec<u8> {
     let out = output_ok(probity_in(cwd).args(args));
     out.stdout
 }
+
+/// `git ARGS` in `cwd` with `stdin` and `env`, asserted to succeed; its
+/// stdout, trimmed.
+fn git_out(cwd: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &Path)]) -> String {
+    let mut cmd = plain_git(cwd);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = output_with_stdin(cmd.args(args), stdin);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// In `cwd`, as anyone with git can: a notes commit on `refs/notes/probity`
+/// whose tree is the current one with `files` (path, blob id) added, and
+/// the ref moved to it (a fast-forward).
+fn notes_with_files(cwd: &Path, files: &[(String, String)]) -> String {
+    let index = tempfile::tempdir().unwrap();
+    let env = [("GIT_INDEX_FILE", index.path().join("index"))];
+    let env: Vec<(&str, &Path)> = env.iter().map(|(k, v)| (*k, v.as_path())).collect();
+    let parent = git_out(cwd, &["rev-parse", "refs/notes/probity"], b"", &[]);
+    git_out(cwd, &["read-tree", &parent], b"", &env);
+    for (path, blob) in files {
+        let info = format!("100644,{blob},{path}");
+        git_out(
+            cwd,
+            &["update-index", "--add", "--cacheinfo", &info],
+            b"",
+            &env,
+        );
+    }
+    let tree = git_out(cwd, &["write-tree"], b"", &env);
+    let commit = git_out(
+        cwd,
+        &["commit-tree", &tree, "-p", &parent, "-m", "n"],
+        b"",
+        &[],
+    );
+    git_out(
+        cwd,
+        &["update-ref", "refs/notes/probity", &commit],
+        b"",
+        &[],
+    );
+    commit
+}
+
+/// A reviewed commit of the medium change pushed with `probity push`, then
+/// another clone of the server with its notes: (tip, the clone).
+fn published_and_cloned(s: &Setup) -> (String, tempfile::TempDir, PathBuf) {
+    approve_live(s.f.root(), s.inputs.path());
+    s.f.commit_all("reviewed").unwrap();
+    probity_ok(s.f.root(), &["push", "origin", "main"]);
+    let tip = s.rev(s.f.root(), "HEAD").unwrap();
+    let (d, other) = s.clone_server("other");
+    fetch_notes(&s.f, &other);
+    (tip, d, other)
+}
+
+/// The teammate's everyday flow in `s.f`: one more reviewed commit, then
+/// `probity push origin main`, which fetches and merges the server's notes
+/// (`cat_sort_uniq`) and publishes: it lands.
+fn next_reviewed_push_lands(s: &Setup, line: &str) {
+    let parser = s.f.root().join("src/parser.rs");
+    let mut text = std::fs::read_to_string(&parser).unwrap();
+    text.push_str(line);
+    std::fs::write(&parser, text).unwrap();
+    approve_live(s.f.root(), s.inputs.path());
+    s.f.commit_all("next").unwrap();
+    let r = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(s.server_rev("refs/heads/main"), s.rev(s.f.root(), "HEAD"));
+}
+
+/// Red team round 4 (finding 6): an agent's notes-only push adds one
+/// 8 MiB blob at eight one-level fan-out paths (64 MiB, within the bound).
+/// The teammate's git writes the merged notes tree flat, moving those
+/// notes: a move adds nothing, so the teammate's push lands (it was
+/// `input_too_large` for everyone after).
+#[test]
+fn a_note_git_moves_to_another_fan_out_path_adds_nothing() {
+    let s = Setup::new();
+    let (_tip, _d, agent) = published_and_cloned(&s);
+    let big = b"x".repeat(127).into_iter().chain([b'\n']).cycle();
+    let big: Vec<u8> = big.take(probity_core::review::MAX_NOTE_BYTES).collect();
+    let blob = git_out(&agent, &["hash-object", "-w", "--stdin"], &big, &[]);
+    let files: Vec<(String, String)> = (1..=8u64)
+        .map(|i| {
+            let id = format!("{:040x}", 0x00fe_ed00_0000_u64 + i);
+            (format!("{}/{}", &id[..2], &id[2..]), blob.clone())
+        })
+        .collect();
+    notes_with_files(&agent, &files);
+    s.push_from(&agent, &["origin", "refs/notes/probity"])
+        .unwrap();
+    next_reviewed_push_lands(&s, "fn again() {}\n");
+    let flat =
+        s.f.git(&["ls-tree", "--name-only", "refs/notes/probity"])
+            .unwrap();
+    let flat = String::from_utf8(flat).unwrap();
+    assert!(
+        flat.lines().any(|p| p.ends_with("feed000001")),
+        "git moved them: {flat}"
+    );
+}
+
+/// Red team round 4 (finding 7): a second path for a noted commit, at any
+/// fan-out depth, is refused by name with both paths (it jammed the
+/// teammate's next push, `notes_line_removed`); so is a path deeper than
+/// the gates read. The teammate's next push lands.
+#[test]
+fn a_noted_commit_gets_no_second_note_path() {
+    let s = Setup::new();
+    let (tip, _d, agent) = published_and_cloned(&s);
+    let held = String::from_utf8(
+        s.f.git_in(
+            &agent,
+            &["ls-tree", "-r", "--name-only", "refs/notes/probity"],
+        )
+        .unwrap(),
+    )
+    .unwrap()
+    .lines()
+    .find(|p| p.replace('/', "") == tip)
+    .unwrap()
+    .to_string();
+    let blob = git_out(&agent, &["hash-object", "-w", "--stdin"], b"junk\n", &[]);
+    let published = s.server_rev("refs/notes/probity").unwrap();
+    for depth in 1..=4usize {
+        let mut path: String = (0..depth)
+            .map(|i| format!("{}/", &tip[i * 2..i * 2 + 2]))
+            .collect();
+        path.push_str(&tip[depth * 2..]);
+        if path == held {
+            continue;
+        }
+        s.f.git_in(&agent, &["update-ref", "refs/notes/probity", &published])
+            .unwrap();
+        notes_with_files(&agent, &[(path.clone(), blob.clone())]);
+        let err = s
+            .push_from(&agent, &["origin", "refs/notes/probity"])
+            .unwrap_err();
+        assert!(err.contains("note_path_invalid"), "{depth}: {err}");
+        assert!(err.contains(&path), "{depth}: {err}");
+        if depth < 4 {
+            assert!(err.contains(&format!("is at {held}")), "{depth}: {err}");
+        }
+        assert_eq!(s.server_rev("refs/notes/probity"), Some(published.clone()));
+    }
+    next_reviewed_push_lands(&s, "fn again() {}\n");
+}
+
+/// Red team round 4 (finding 13): a notes fast-forward is a merge whose
+/// other parent's tree holds files that are no notes, or, shaped as
+/// Probity's anchor of review trees, more bytes than an update may add:
+/// refused by name (each was stored for good and fetched by every clone).
+/// The teammate's next push, whose notes merge and anchors are notes
+/// history, lands.
+#[test]
+fn a_notes_update_brings_only_notes_history_within_the_bounds() {
+    let s = Setup::new();
+    let (_tip, _d, agent) = published_and_cloned(&s);
+    let published = s.server_rev("refs/notes/probity").unwrap();
+    let git = |args: &[&str], stdin: &[u8]| git_out(&agent, args, stdin, &[]);
+    let merge_with = |side_tree: &str| {
+        let side = git(&["commit-tree", side_tree, "-m", "side"], b"");
+        let tree = format!("{published}^{{tree}}");
+        let m = git(
+            &[
+                "commit-tree",
+                &tree,
+                "-p",
+                &published,
+                "-p",
+                &side,
+                "-m",
+                "merge",
+            ],
+            b"",
+        );
+        git(&["update-ref", "refs/notes/probity", &m], b"");
+        s.push_from(&agent, &["origin", "refs/notes/probity"])
+            .unwrap_err()
+    };
+    let junk = git(&["hash-object", "-w", "--stdin"], b"junk\n");
+    let tree = git(
+        &["mktree"],
+        format!("100644 blob {junk}\tjunk-a.bin\n").as_bytes(),
+    );
+    let err = merge_with(&tree);
+    assert!(
+        err.contains("note_path_invalid") && err.contains("junk-a.bin"),
+        "{err}"
+    );
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published.clone()));
+    // Incompressible bytes over the bound, in a tree named by its own id.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let random: Vec<u8> = (0..(probity_core::review::MAX_ADDED_NOTES_BYTES as usize + (1 << 20))
+        / 8)
+        .flat_map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()
+        })
+        .collect();
+    let blob = git(&["hash-object", "-w", "--stdin"], &random);
+    drop(random);
+    let kept = git(
+        &["mktree"],
+        format!("100644 blob {blob}\tdata\n").as_bytes(),
+    );
+    let anchor = git(
+        &["mktree"],
+        format!("040000 tree {kept}\t{kept}\n").as_bytes(),
+    );
+    let err = merge_with(&anchor);
+    assert!(err.contains("input_too_large"), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
+    next_reviewed_push_lands(&s, "fn again() {}\n");
+}
+
+/// A server whose notes tree holds a file from before D-R121 (pushed when
+/// no hook measured it): a teammate's push whose notes merge the server's
+/// (a `cat_sort_uniq` merge commit, which keeps notes only) lands; the
+/// history it brings is notes history.
+#[test]
+fn a_notes_merge_that_brings_back_a_file_the_server_holds_lands() {
+    let s = Setup::new();
+    let (_tip, _d, other) = published_and_cloned(&s);
+    // The teammate's next reviewed commit, its note published locally
+    // first, so its push merges the server's notes (a merge commit).
+    std::fs::write(
+        s.f.root().join("src/parser.rs"),
+        "// parser\nfn parse() {}\nfn b() {}\n",
+    )
+    .unwrap();
+    approve_live(s.f.root(), s.inputs.path());
+    s.f.commit_all("next").unwrap();
+    probity_ok(s.f.root(), &["publish"]);
+    let hook = s.server.join("hooks/pre-receive");
+    let off = s.server.join("hooks/pre-receive.off");
+    std::fs::rename(&hook, &off).unwrap();
+    let blob = git_out(&other, &["hash-object", "-w", "--stdin"], b"legacy\n", &[]);
+    notes_with_files(&other, &[("zz/junk.bin".to_string(), blob)]);
+    s.push_from(&other, &["origin", "refs/notes/probity"])
+        .unwrap();
+    std::fs::rename(&off, &hook).unwrap();
+    let r = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let parents =
+        s.f.git(&["rev-list", "--merges", "--count", "refs/notes/probity"])
+            .unwrap();
+    assert_ne!(
+        String::from_utf8(parents).unwrap().trim(),
+        "0",
+        "the notes were merged"
+    );
+}
+
+/// A note changed in place adds what it grew by to the update's bound:
+/// nine held notes each grown to 8 MiB in one push (72 MiB) are refused,
+/// as nine new notes of 8 MiB are (only new paths were counted).
+#[test]
+fn notes_grown_in_place_count_toward_the_update_bound() {
+    let s = Setup::new();
+    let (_tip, _d, agent) = published_and_cloned(&s);
+    let ids: Vec<String> = (1..=9u64)
+        .map(|i| format!("{:040x}", 0x00be_ef00_0000_u64 + i))
+        .collect();
+    let small = git_out(&agent, &["hash-object", "-w", "--stdin"], b"small\n", &[]);
+    let files: Vec<(String, String)> = ids.iter().map(|id| (id.clone(), small.clone())).collect();
+    notes_with_files(&agent, &files);
+    s.push_from(&agent, &["origin", "refs/notes/probity"])
+        .unwrap();
+    let held = s.server_rev("refs/notes/probity");
+    let body = b"x".repeat(127).into_iter().chain([b'\n']).cycle();
+    let body: Vec<u8> = body
+        .take(probity_core::review::MAX_NOTE_BYTES - 6)
+        .collect();
+    let grown: Vec<(String, String)> = ids
+        .iter()
+        .map(|id| {
+            let mut note = b"small\n".to_vec();
+            note.extend_from_slice(&body);
+            note[6] = id.as_bytes()[39];
+            let blob = git_out(&agent, &["hash-object", "-w", "--stdin"], &note, &[]);
+            (id.clone(), blob)
+        })
+        .collect();
+    notes_with_files(&agent, &grown);
+    let err = s
+        .push_from(&agent, &["origin", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("input_too_large"), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), held);
+}

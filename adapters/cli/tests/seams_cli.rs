@@ -130,7 +130,7 @@ fn a_second_fan_out_path_for_one_note_neither_hides_its_bundle_nor_escapes_the_g
             .trim()
             .to_string()
     };
-    let attacked = notes_commit(
+    notes_commit(
         f.root(),
         inputs.path(),
         &[(fanned.clone(), genuine.clone()), (c.clone(), junk.clone())],
@@ -139,9 +139,17 @@ fn a_second_fan_out_path_for_one_note_neither_hides_its_bundle_nor_escapes_the_g
     let shown = String::from_utf8(f.git(&["notes", "--ref=probity", "show", &c]).unwrap()).unwrap();
     assert!(shown.contains("not a bundle"), "{shown}");
     assert!(shown.contains("\"digest\""), "{shown}");
-    let added = push(&f, f.root(), &["origin", "refs/notes/probity"]);
-    assert!(added.is_ok(), "a line added beside the bundle: {added:?}");
-    assert_eq!(rev(&f, &server, "refs/notes/probity"), Some(attacked));
+    // Since D-R126 the second path is refused by name, with the path the
+    // note holds (git and the gates read two paths differently, which
+    // jammed a teammate's push: red team round 4).
+    let held = rev(&f, &server, "refs/notes/probity");
+    let err = push(&f, f.root(), &["origin", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("note_path_invalid"), "{err}");
+    assert!(
+        err.contains(&format!("{c} (the same commit's note is at {fanned})")),
+        "{err}"
+    );
+    assert_eq!(rev(&f, &server, "refs/notes/probity"), held);
 
     // The reviewed commit is delivered to the protected branch: the
     // genuine bundle at the fan-out path proves it.

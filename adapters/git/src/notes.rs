@@ -9,8 +9,10 @@
 
 use std::ffi::{OsStr, OsString};
 
+use probity_core::review::{
+    AddedNoteFile, MAX_NOTES_UPDATE_COMMITS, NOTES_REF, NotesHistory, note_path_commit, note_paths,
+};
 use probity_core::review::{CommitId, TreeId};
-use probity_core::review::{NOTES_REF, note_paths};
 use probity_ports::review::{AdapterError, NotesGit};
 
 use crate::cmd::GitError;
@@ -596,16 +598,18 @@ impl Repo {
 
     /// See [`NotesGit::added_note_files`]: one `diff-tree -r` from `old`
     /// (one `ls-tree -r -l` of `new` when `None`: every file is added), the
-    /// sizes from the object reader already running.
+    /// sizes and each added note's other fan-out paths (in `new`, and its
+    /// blobs in `old`) from the object reader already running.
     pub fn added_note_files(
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-    ) -> Result<Vec<(String, u64)>, GitError> {
+    ) -> Result<Vec<AddedNoteFile>, GitError> {
         let mut out = Vec::new();
         match old {
             None => {
                 let listed = self.run(["ls-tree", "-r", "-l", "--full-tree", new.as_str()])?;
+                let mut files = Vec::new();
                 for line in String::from_utf8_lossy(&listed).lines() {
                     // `<mode> <type> <oid> <size padded>\t<path>`
                     let Some((meta, path)) = line.split_once('\t') else {
@@ -618,12 +622,29 @@ impl Repo {
                         [_, "blob", _, size] => size.parse::<u64>().unwrap_or(u64::MAX),
                         _ => u64::MAX,
                     };
-                    out.push((path.to_owned(), size));
+                    files.push((path.to_owned(), size));
+                }
+                // Every file is new; a commit's other paths are in the list.
+                for (path, size) in &files {
+                    let commit = note_path_commit(path);
+                    let other_paths = files
+                        .iter()
+                        .filter(|(p, _)| {
+                            p != path && commit.is_some() && note_path_commit(p) == commit
+                        })
+                        .map(|(p, _)| p.clone())
+                        .collect();
+                    out.push(AddedNoteFile {
+                        path: path.clone(),
+                        size: *size,
+                        added_bytes: *size,
+                        other_paths,
+                    });
                 }
             }
             Some(old) => {
                 for (path, before, after) in self.note_tree_changes(old, new)? {
-                    let (None, Some(after)) = (before, after) else {
+                    let Some(after) = after else {
                         continue;
                     };
                     // Anything but a blob here (a gitlink's commit, an
@@ -633,12 +654,205 @@ impl Repo {
                         Some(i) if i.kind == "blob" => i.size,
                         _ => u64::MAX,
                     };
-                    out.push((path, size));
+                    match before {
+                        None => out.push(self.added_note(old, new, path, size)?),
+                        // A note changed in place adds what it grew by.
+                        Some(before) => {
+                            let held = self.object_info(&before)?.map_or(0, |i| i.size);
+                            out.push(AddedNoteFile {
+                                path,
+                                size,
+                                added_bytes: size.saturating_sub(held),
+                                other_paths: Vec::new(),
+                            });
+                        }
+                    }
                 }
             }
         }
-        out.sort();
+        out.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(out)
+    }
+
+    /// The file `path` of the notes commit `new` (`size` bytes), which
+    /// `old` does not hold: what it adds to the note of the commit it
+    /// names, and that note's other paths in `new`. A note whose blobs
+    /// `old` held at other paths only moved (git re-fans the trees it
+    /// writes): it adds nothing. Otherwise it adds what the note grew by.
+    fn added_note(
+        &self,
+        old: &CommitId,
+        new: &CommitId,
+        path: String,
+        size: u64,
+    ) -> Result<AddedNoteFile, GitError> {
+        let commit = note_path_commit(&path).and_then(|c| CommitId::parse(c).ok());
+        let Some(commit) = commit else {
+            return Ok(AddedNoteFile {
+                path,
+                size,
+                added_bytes: size,
+                other_paths: Vec::new(),
+            });
+        };
+        // The commit's note blobs (id, size) in a notes commit, and their
+        // paths.
+        let blobs = |notes: &CommitId| -> Result<Vec<(String, u64, String)>, GitError> {
+            let mut found = Vec::new();
+            for p in note_paths(&commit) {
+                if let Some(i) = self.object_info(&format!("{notes}:{p}"))? {
+                    let size = if i.kind == "blob" { i.size } else { u64::MAX };
+                    found.push((i.oid, size, p));
+                }
+            }
+            found.sort();
+            Ok(found)
+        };
+        let (before, after) = (blobs(old)?, blobs(new)?);
+        let ids = |v: &[(String, u64, String)]| v.iter().map(|b| b.0.clone()).collect::<Vec<_>>();
+        let total = |v: &[(String, u64, String)]| v.iter().fold(0u64, |t, b| t.saturating_add(b.1));
+        let added_bytes = if ids(&before) == ids(&after) {
+            0
+        } else {
+            total(&after).saturating_sub(total(&before))
+        };
+        let other_paths = after
+            .into_iter()
+            .map(|b| b.2)
+            .filter(|p| *p != path)
+            .collect();
+        Ok(AddedNoteFile {
+            path,
+            size,
+            added_bytes,
+            other_paths,
+        })
+    }
+
+    /// See [`NotesGit::notes_history`]: one `rev-list --parents` of the
+    /// commits, one `diff-tree --stdin --root -r` of each against its first
+    /// parent (a root against the empty tree), one `rev-list --objects
+    /// --disk-usage` of what only they reach; a root commit's tree and the
+    /// sizes from the object reader. Probity's anchor commit (a root whose
+    /// tree lists trees each named by its own id,
+    /// [`Repo::write_notes_anchored`]) adds no file: what it keeps is
+    /// measured by the bytes stored.
+    pub fn notes_history(
+        &self,
+        old: Option<&CommitId>,
+        new: &CommitId,
+        keep: &[CommitId],
+    ) -> Result<NotesHistory, GitError> {
+        let mut listing: Vec<String> = vec!["rev-list".into(), "--parents".into()];
+        listing.push(format!("--max-count={}", MAX_NOTES_UPDATE_COMMITS + 1));
+        listing.push(new.to_string());
+        listing.extend(old.map(|o| format!("^{o}")));
+        let listed = self.run(&listing)?;
+        let mut history = NotesHistory::default();
+        // `<commit> <first parent>` lines, and root commits (against the
+        // empty tree, `--root`), to diff in one process.
+        let mut input = String::new();
+        for line in String::from_utf8_lossy(&listed).lines() {
+            history.commits += 1;
+            let mut ids = line.split(' ');
+            let (Some(commit), first) = (ids.next(), ids.next()) else {
+                continue;
+            };
+            match first {
+                Some(parent) => input.push_str(&format!("{commit} {parent}\n")),
+                None if self.is_anchor(commit)? => {}
+                None => input.push_str(&format!("{commit}\n")),
+            }
+        }
+        if history.commits > MAX_NOTES_UPDATE_COMMITS {
+            return Ok(history);
+        }
+        if !input.is_empty() {
+            let args = [
+                "diff-tree",
+                "--stdin",
+                "--root",
+                "-r",
+                "--no-renames",
+                "--raw",
+                "--no-abbrev",
+            ];
+            let out = self.run_with(args, &[], Some(input.as_bytes()))?;
+            let mut commit = None;
+            for line in String::from_utf8_lossy(&out).lines() {
+                let Some(raw) = line.strip_prefix(':') else {
+                    // The commit (and parent) a diff is of.
+                    commit = line.split(' ').next().and_then(|c| CommitId::parse(c).ok());
+                    continue;
+                };
+                let (Some((meta, path)), Some(c)) = (raw.split_once('\t'), &commit) else {
+                    continue;
+                };
+                let fields: Vec<&str> = meta.split(' ').collect();
+                let [_, _, _, after, _] = fields[..] else {
+                    continue;
+                };
+                if after.bytes().all(|b| b == b'0') {
+                    continue;
+                }
+                let size = match self.object_info(after)? {
+                    Some(i) if i.kind == "blob" => i.size,
+                    _ => u64::MAX,
+                };
+                history.files.push((c.clone(), path.to_owned(), size));
+            }
+        }
+        // What only these commits reach: nothing a ref here or a tip of
+        // this push (a delivered tree a review anchors) already holds.
+        let mut usage: Vec<String> = ["rev-list", "--objects", "--disk-usage", new.as_str()]
+            .map(String::from)
+            .to_vec();
+        usage.extend(old.map(|o| format!("^{o}")));
+        usage.extend(["--not".to_string(), "--all".to_string()]);
+        for k in keep {
+            if self
+                .object_info(k.as_str())?
+                .is_some_and(|i| i.kind == "commit" || i.kind == "tag")
+            {
+                usage.push(k.to_string());
+            }
+        }
+        let bytes = self.run(&usage)?;
+        history.stored_bytes = String::from_utf8_lossy(&bytes)
+            .trim()
+            .parse()
+            .unwrap_or(u64::MAX);
+        Ok(history)
+    }
+
+    /// Whether the root commit `commit` is Probity's anchor: its tree lists
+    /// only trees, each named by its own id.
+    fn is_anchor(&self, commit: &str) -> Result<bool, GitError> {
+        const CAP: usize = 1 << 20;
+        let Some((info, body, whole)) = self.object_head(&format!("{commit}^{{tree}}"), CAP)?
+        else {
+            return Ok(false);
+        };
+        if info.kind != "tree" || !whole || body.is_empty() {
+            return Ok(false);
+        }
+        let id_len = (info.oid.len() / 2).max(20);
+        let mut rest = body.as_slice();
+        while !rest.is_empty() {
+            let Some(nul) = rest.iter().position(|b| *b == 0) else {
+                return Ok(false);
+            };
+            let (head, tail) = rest.split_at(nul);
+            let Some(id) = tail.get(1..1 + id_len) else {
+                return Ok(false);
+            };
+            let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
+            if head != format!("40000 {hex}").as_bytes() {
+                return Ok(false);
+            }
+            rest = &tail[1 + id_len..];
+        }
+        Ok(true)
     }
 
     /// `git push --atomic --porcelain -- <remote> <refspecs...>` in one
@@ -921,8 +1135,17 @@ impl NotesGit for Repo {
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-    ) -> Result<Vec<(String, u64)>, AdapterError> {
+    ) -> Result<Vec<AddedNoteFile>, AdapterError> {
         Ok(Repo::added_note_files(self, old, new)?)
+    }
+
+    fn notes_history(
+        &self,
+        old: Option<&CommitId>,
+        new: &CommitId,
+        keep: &[CommitId],
+    ) -> Result<NotesHistory, AdapterError> {
+        Ok(Repo::notes_history(self, old, new, keep)?)
     }
 }
 

@@ -340,20 +340,45 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-    ) -> Result<Vec<(String, u64)>, AdapterError> {
+    ) -> Result<Vec<probity_core::review::AddedNoteFile>, AdapterError> {
         self.notes.with("added_note_files", |n| {
             let after = &n.get(new)?.notes;
             let before = match old {
                 Some(o) => Some(&n.get(o)?.notes),
                 None => None,
             };
-            // In memory a note sits at its commit's id (no fan-out); a
-            // BTreeMap iterates sorted, as the git adapter answers.
+            // In memory a note sits at its commit's id (no fan-out, so no
+            // other path); a BTreeMap iterates sorted, as the git adapter
+            // answers. A changed note adds what it grew by.
             Ok(after
                 .iter()
-                .filter(|(c, b)| before.and_then(|m| m.get(*c)) != Some(*b))
-                .map(|(c, b)| (c.as_str().to_owned(), b.len() as u64))
+                .filter_map(|(c, b)| {
+                    let held = before.and_then(|m| m.get(c));
+                    (held != Some(b)).then(|| probity_core::review::AddedNoteFile {
+                        path: c.as_str().to_owned(),
+                        size: b.len() as u64,
+                        added_bytes: b.len().saturating_sub(held.map_or(0, Vec::len)) as u64,
+                        other_paths: Vec::new(),
+                    })
+                })
                 .collect())
+        })
+    }
+
+    fn notes_history(
+        &self,
+        old: Option<&CommitId>,
+        new: &CommitId,
+        _keep: &[CommitId],
+    ) -> Result<probity_core::review::NotesHistory, AdapterError> {
+        // In memory a notes commit is its notes, with no other parent and
+        // no tree of other files: it brings nothing besides its notes.
+        self.notes.with("notes_history", |n| {
+            n.get(new)?;
+            if let Some(o) = old {
+                n.get(o)?;
+            }
+            Ok(probity_core::review::NotesHistory::default())
         })
     }
 }

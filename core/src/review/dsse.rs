@@ -186,18 +186,85 @@ pub fn fingerprint(public_key: &[u8]) -> String {
 
 /// Whether an allowed-signers file (`ssh-keygen`'s format: principals,
 /// options, key type, base64 key) may list the key `public_key` (SSH wire
-/// format): `false` only when it certainly does not, no line holding that
-/// key's base64 as a word and no line naming a `cert-authority` (which
-/// lists keys by the authority that certified them). A gate asks
-/// `ssh-keygen` about a signature only when this is `true`: a key no
-/// allowed signer holds costs no process, however many signatures carry
-/// it (red team round 2).
+/// format): `false` only when it certainly does not. Comment lines (`#`)
+/// list nothing. A line lists the key when it holds that key's base64 as
+/// a word; a line whose options field holds `cert-authority` lists only
+/// certificates (`*-cert-v01@openssh.com` keys), and only one whose bytes
+/// hold that authority's key (a certificate carries the key that signed
+/// it): a plain key never verifies under an authority line, whatever it
+/// signed. A gate asks `ssh-keygen` about a signature only when this is
+/// `true`: a key no allowed signer holds costs no process, however many
+/// signatures carry it (red team rounds 2 and 4, D-R119, D-R126).
 pub fn allowed_signers_may_list(file: &[u8], public_key: &[u8]) -> bool {
     let key = base64(public_key);
+    let certificate = is_certificate_key(public_key);
     file.split(|b| *b == b'\n').any(|line| {
         let line = String::from_utf8_lossy(line);
-        line.to_ascii_lowercase().contains("cert-authority")
-            || line.split_ascii_whitespace().any(|word| word == key)
+        let words = allowed_signers_words(&line);
+        if words.first().is_none_or(|w| w.starts_with('#')) {
+            return false;
+        }
+        if words.iter().any(|w| *w == key) {
+            return true;
+        }
+        // `principals options keytype base64`: the options are the second
+        // field when the line has four or more (a key type never holds `=`
+        // or a comma, options may).
+        certificate
+            && words.len() >= 4
+            && allowed_signers_options(words[1]).any(|o| o.eq_ignore_ascii_case("cert-authority"))
+            && decode_base64(words[3]).is_ok_and(|ca| {
+                !ca.is_empty() && public_key.windows(ca.len()).any(|w| w == ca.as_slice())
+            })
+    })
+}
+
+/// Whether an SSH wire-format public key is a certificate: its type name
+/// (the first string) ends in `-cert-v01@openssh.com`.
+pub fn is_certificate_key(public_key: &[u8]) -> bool {
+    let Some((len, rest)) = public_key.split_first_chunk::<4>() else {
+        return false;
+    };
+    let len = u32::from_be_bytes(*len) as usize;
+    rest.get(..len)
+        .is_some_and(|name| name.ends_with(b"-cert-v01@openssh.com"))
+}
+
+/// An allowed-signers line's fields: split at unquoted white space (an
+/// options field may quote values holding spaces).
+fn allowed_signers_words(line: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let (mut start, mut quoted) = (None, false);
+    for (i, c) in line.char_indices() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                start.get_or_insert(i);
+            }
+            c if c.is_ascii_whitespace() && !quoted => {
+                if let Some(s) = start.take() {
+                    words.push(&line[s..i]);
+                }
+            }
+            _ => {
+                start.get_or_insert(i);
+            }
+        }
+    }
+    if let Some(s) = start {
+        words.push(&line[s..]);
+    }
+    words
+}
+
+/// An options field's options: split at unquoted commas.
+fn allowed_signers_options(field: &str) -> impl Iterator<Item = &str> {
+    let mut quoted = false;
+    field.split(move |c| {
+        if c == '"' {
+            quoted = !quoted;
+        }
+        c == ',' && !quoted
     })
 }
 
@@ -447,11 +514,39 @@ mod tests {
             key
         ));
         assert!(!allowed_signers_may_list(b"", key));
-        // A certificate authority lists keys it certified: ask ssh-keygen.
-        assert!(allowed_signers_may_list(
-            &file(format!("*@x cert-authority ssh-ed25519 {other}\n")),
-            key
-        ));
+        // A certificate authority lists the certificates it signed: ask
+        // ssh-keygen about a certificate that carries the authority's key.
+        let ca = b"\x00\x00\x00\x0bssh-ed25519\x00\x00\x00\x20the certificate authority's key";
+        let mut cert = b"\x00\x00\x00\x20ssh-ed25519-cert-v01@openssh.com".to_vec();
+        cert.extend_from_slice(b"\x00\x00\x00\x05nonce principals and validity");
+        cert.extend_from_slice(ca);
+        assert!(is_certificate_key(&cert) && !is_certificate_key(key));
+        let ca_line = format!(
+            "*@x cert-authority,namespaces=\"a, b\" ssh-ed25519 {}\n",
+            base64(ca)
+        );
+        assert!(allowed_signers_may_list(&file(ca_line.clone()), &cert));
+        // A plain key never verifies under an authority line, and a
+        // certificate of another authority does not either (D-R126).
+        assert!(!allowed_signers_may_list(&file(ca_line.clone()), key));
+        let other_ca = format!("*@x cert-authority ssh-ed25519 {other}\n");
+        assert!(!allowed_signers_may_list(&file(other_ca), &cert));
+        // The word in a comment, or as a principal, is no authority; a
+        // key's base64 in a comment lists nothing (red team round 4).
+        for body in [
+            format!("# no cert-authority is trusted here\na@x ssh-ed25519 {other}\n"),
+            format!("cert-authority@x ssh-ed25519 {other}\n"),
+            format!("  # bob@example.org ssh-ed25519 {b64}\n"),
+        ] {
+            assert!(
+                !allowed_signers_may_list(&file(body.clone()), key),
+                "{body}"
+            );
+            assert!(
+                !allowed_signers_may_list(&file(body.clone()), &cert),
+                "{body}"
+            );
+        }
     }
 
     use super::*;

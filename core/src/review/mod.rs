@@ -92,7 +92,7 @@ pub use correction::{
 pub use dsse::{
     Envelope, EnvelopeError, EnvelopeSignature, MAX_ENVELOPE_BYTES, MAX_SIGNATURES, NAMESPACE,
     PAYLOAD_TYPE, ParsedEnvelope, SshSig, allowed_signers_may_list, armor, dearmor, decode_base64,
-    envelope_bytes, fingerprint, parse_envelope, parse_sshsig, statement_pae,
+    envelope_bytes, fingerprint, is_certificate_key, parse_envelope, parse_sshsig, statement_pae,
 };
 pub use evidence::{
     COMMAND_EVIDENCE_SCHEMA_V2, CommandEvidence, CommandEvidenceDocument, CommandEvidenceError,
@@ -188,14 +188,15 @@ pub use roles::{
 };
 pub use schema::{RISK_REASON_PATTERN_R2, SchemaDoc};
 pub use server::{
-    ApprovalHistory, ApprovalSpent, ApprovedDelivery, DefaultBranch, DefaultBranchUnborn,
-    HookRunner, MAX_ADDED_NOTES_BYTES, MAX_RECEIVE_BYTES, MAX_RECEIVE_LINES, NotesRefDenial,
-    PathEntry, PriorDelivery, ProtectedRefDeleted, ReceiveInputError, ReceiveUpdate, SERVER_MARKER,
-    ServerHookOwner, approved_deliveries, check_added_notes, check_approvals_not_replayed,
-    check_default_branch_creation, check_deletion, check_note_growth, check_notes_update,
-    hook_runners, is_authority_ref, may_run, new_ref_policy_bases, note_path_commit, note_paths,
-    parse_receive_updates, pre_receive_script, protected_update_policy_bases, server_hook_owner,
-    split_notes_updates,
+    AddedNoteFile, ApprovalHistory, ApprovalSpent, ApprovedDelivery, DefaultBranch,
+    DefaultBranchUnborn, HookRunner, MAX_ADDED_NOTES_BYTES, MAX_NOTES_UPDATE_COMMITS,
+    MAX_RECEIVE_BYTES, MAX_RECEIVE_LINES, NotesHistory, NotesRefDenial, PathEntry, PriorDelivery,
+    ProtectedRefDeleted, ReceiveInputError, ReceiveUpdate, SERVER_MARKER, ServerHookOwner,
+    approved_deliveries, check_added_notes, check_approvals_not_replayed,
+    check_default_branch_creation, check_deletion, check_note_growth, check_notes_history,
+    check_notes_update, hook_runners, is_authority_ref, may_run, new_ref_policy_bases,
+    note_path_commit, note_paths, parse_receive_updates, pre_receive_script,
+    protected_update_policy_bases, server_hook_owner, split_notes_updates,
 };
 pub use snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, DiffAnchor, FileMode, FrozenCandidate,

@@ -212,11 +212,13 @@ pub enum NotesRefDenial {
     NotesTooLarge,
     /// The update adds a file to the notes tree at a path that is not a
     /// note as Probity and git write one (`note_path_invalid`): lowercase
-    /// hex of a commit id, in two-character fan-out directories. Another
-    /// spelling (upper case) is read by git as a note all the same, and
-    /// stored files that are no note are storage nobody checks.
+    /// hex of a commit id, in up to three two-character fan-out
+    /// directories, and the only path of that commit's note. Another
+    /// spelling (upper case) is read by git as a note all the same, a
+    /// second path is read by git and the gates differently, and stored
+    /// files that are no note are storage nobody checks.
     #[error(
-        "the update adds a file to the notes tree at a path that is not a note (lowercase hex of a commit id, two-character fan-out directories)"
+        "the update adds a file to the notes tree at a path that is not a note (lowercase hex of a commit id, up to three two-character fan-out directories, one path per commit)"
     )]
     NotePathInvalid,
 }
@@ -225,12 +227,13 @@ pub enum NotesRefDenial {
 pub const MAX_ADDED_NOTES_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The commit id a notes-tree path names, when it is a note as git and
-/// Probity write one: lowercase hex of a 40- or 64-digit id, split into
-/// two-character fan-out directories before the last component.
+/// Probity write one: lowercase hex of a 40- or 64-digit id, split into at
+/// most three two-character fan-out directories before the last component
+/// (the paths every gate reads, [`note_paths`]).
 pub fn note_path_commit(path: &str) -> Option<String> {
     let parts: Vec<&str> = path.split('/').collect();
     let (last, dirs) = parts.split_last()?;
-    if dirs.iter().any(|d| d.len() != 2) || last.is_empty() {
+    if dirs.len() > 3 || dirs.iter().any(|d| d.len() != 2) || last.is_empty() {
         return None;
     }
     let hex: String = parts.concat();
@@ -238,24 +241,108 @@ pub fn note_path_commit(path: &str) -> Option<String> {
         .then_some(hex)
 }
 
-/// The rule for what an update adds to the notes tree (`added`: each
-/// added file's path and size): every file is a note at a canonical path
-/// ([`note_path_commit`]), none is over [`MAX_NOTE_BYTES`], and all of them
-/// together are at most [`MAX_ADDED_NOTES_BYTES`]. The refusal names the
-/// path it is about, when one.
-pub fn check_added_notes(added: &[(String, u64)]) -> Result<(), (NotesRefDenial, Option<String>)> {
+/// A file a notes update puts in the notes tree that the old notes tree
+/// does not hold as it is: at a path where the old tree held none (the
+/// whole tree when the ref is new), or another blob at a path (a note
+/// changed in place), as the adapter measures it for [`check_added_notes`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddedNoteFile {
+    /// Its path in the new notes tree.
+    pub path: String,
+    /// Its size in bytes; `u64::MAX` when it is no blob (a gitlink, an
+    /// object the push did not bring): no note, over every bound.
+    pub size: u64,
+    /// What it adds to the notes a gate reads, in bytes: its size, or, for
+    /// a note the old tree held for the same commit (at this path or
+    /// others), what the commit's note grew by (0 when only its fan-out
+    /// path changed, as git's notes code writes a tree it re-fans: red
+    /// team round 4).
+    pub added_bytes: u64,
+    /// The other paths of the new notes tree that hold a note of the same
+    /// commit.
+    pub other_paths: Vec<String>,
+}
+
+/// The rule for what an update adds to the notes tree (`added`, from the
+/// adapter): every added file is a note at a canonical path
+/// ([`note_path_commit`]) and its commit's only path in the new tree (a
+/// second path for a noted commit is read by git and by the gates in
+/// different ways, which jammed a teammate's next push: red team round 4),
+/// none is over [`MAX_NOTE_BYTES`], and what they add together
+/// ([`AddedNoteFile::added_bytes`]) is at most [`MAX_ADDED_NOTES_BYTES`].
+/// The refusal names the path it is about, when one (and the other path of
+/// its commit, when that is the fault).
+pub fn check_added_notes(added: &[AddedNoteFile]) -> Result<(), (NotesRefDenial, Option<String>)> {
     let mut total: u64 = 0;
-    for (path, size) in added {
-        if note_path_commit(path).is_none() {
-            return Err((NotesRefDenial::NotePathInvalid, Some(path.clone())));
+    for f in added {
+        if note_path_commit(&f.path).is_none() {
+            return Err((NotesRefDenial::NotePathInvalid, Some(f.path.clone())));
         }
-        if *size > MAX_NOTE_BYTES as u64 {
-            return Err((NotesRefDenial::NoteTooLarge, Some(path.clone())));
+        if let Some(other) = f.other_paths.first() {
+            let both = format!("{} (the same commit's note is at {other})", f.path);
+            return Err((NotesRefDenial::NotePathInvalid, Some(both)));
         }
-        total = total.saturating_add(*size);
+        if f.size > MAX_NOTE_BYTES as u64 {
+            return Err((NotesRefDenial::NoteTooLarge, Some(f.path.clone())));
+        }
+        total = total.saturating_add(f.added_bytes);
     }
     if total > MAX_ADDED_NOTES_BYTES {
         return Err((NotesRefDenial::NotesTooLarge, None));
+    }
+    Ok(())
+}
+
+/// The most commits one update of the notes ref may bring (those its new
+/// tip reaches and its old tip does not): each is read, so their number is
+/// bounded as the notes' bytes are.
+pub const MAX_NOTES_UPDATE_COMMITS: usize = 10_000;
+
+/// What the commits a notes update brings hold besides its new notes tree,
+/// as the adapter measures it for [`check_notes_history`] (red team round
+/// 4: a notes fast-forward whose merge parent held 100 MB of other files
+/// was stored for good, and every clone fetched it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NotesHistory {
+    /// How many commits the update brings (at most one more than
+    /// [`MAX_NOTES_UPDATE_COMMITS`] are read).
+    pub commits: usize,
+    /// Each file a brought commit's tree holds where its first parent's
+    /// tree (a root commit: the empty tree) holds no such blob, except in
+    /// Probity's anchor commits (a root whose tree lists review trees by
+    /// their own ids): the commit, the file's path and its size
+    /// (`u64::MAX`: no blob).
+    pub files: Vec<(CommitId, String, u64)>,
+    /// The bytes git stores for the objects only the brought commits reach
+    /// (none the server's refs or the push's other new tips reach).
+    pub stored_bytes: u64,
+}
+
+/// The rule for the history a notes update brings: at most
+/// [`MAX_NOTES_UPDATE_COMMITS`] commits; every file a commit adds to its
+/// first parent's tree is a note at a canonical path
+/// ([`note_path_commit`]) within [`MAX_NOTE_BYTES`], so every commit but
+/// Probity's anchors is a notes commit (a `cat_sort_uniq` merge, whose
+/// parents are notes commits, is one); and what only these commits store
+/// is at most [`MAX_ADDED_NOTES_BYTES`], the bound on what an update adds
+/// to the notes. The refusal names the path and its commit, when one.
+pub fn check_notes_history(h: &NotesHistory) -> Result<(), (NotesRefDenial, Option<String>)> {
+    if h.commits > MAX_NOTES_UPDATE_COMMITS {
+        let why = format!("{} commits (at most {MAX_NOTES_UPDATE_COMMITS})", h.commits);
+        return Err((NotesRefDenial::NotesTooLarge, Some(why)));
+    }
+    for (commit, path, size) in &h.files {
+        let at = || Some(format!("{path} in notes commit {commit}"));
+        if note_path_commit(path).is_none() {
+            return Err((NotesRefDenial::NotePathInvalid, at()));
+        }
+        if *size > MAX_NOTE_BYTES as u64 {
+            return Err((NotesRefDenial::NoteTooLarge, at()));
+        }
+    }
+    if h.stored_bytes > MAX_ADDED_NOTES_BYTES {
+        let why = format!("the notes commits it brings store {} bytes", h.stored_bytes);
+        return Err((NotesRefDenial::NotesTooLarge, Some(why)));
     }
     Ok(())
 }

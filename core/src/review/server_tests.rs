@@ -501,27 +501,112 @@ fn what_a_notes_update_adds_is_notes_at_canonical_paths_within_bounds() {
     ] {
         assert_eq!(note_path_commit(&bad), None, "{bad}");
     }
-    let small = |p: &str| (p.to_string(), 10u64);
+    let file = |p: &str, size: u64| AddedNoteFile {
+        path: p.to_string(),
+        size,
+        added_bytes: size,
+        other_paths: Vec::new(),
+    };
+    let small = |p: &str| file(p, 10);
     assert!(check_added_notes(&[small(id)]).is_ok());
     let (e, path) = check_added_notes(&[small("zz/junk.bin")]).unwrap_err();
     assert_eq!(
         (e.code(), path.as_deref()),
         ("note_path_invalid", Some("zz/junk.bin"))
     );
-    let big = (id.to_string(), MAX_NOTE_BYTES as u64 + 1);
+    let big = file(id, MAX_NOTE_BYTES as u64 + 1);
     assert_eq!(
         check_added_notes(&[big]).unwrap_err().0.code(),
         "input_too_large"
     );
-    let twelve: Vec<(String, u64)> = (0..12)
-        .map(|i| {
-            (
-                format!("{id:0>38}{i:02}")[2..].to_string(),
-                MAX_NOTE_BYTES as u64,
-            )
-        })
+    let twelve: Vec<AddedNoteFile> = (0..12)
+        .map(|i| file(&format!("{id:0>38}{i:02}")[2..], MAX_NOTE_BYTES as u64))
         .collect();
-    assert!(twelve.iter().all(|(p, _)| note_path_commit(p).is_some()));
+    assert!(twelve.iter().all(|f| note_path_commit(&f.path).is_some()));
     let (e, path) = check_added_notes(&twelve).unwrap_err();
     assert_eq!((e, path), (NotesRefDenial::NotesTooLarge, None));
+}
+
+/// Red team round 4: a note moved to another fan-out path (git re-fans the
+/// tree it writes) adds nothing, whatever its size; a second path for a
+/// noted commit, at any depth, is refused naming both paths; and a path
+/// deeper than the three fan-out levels the gates read is no note.
+#[test]
+fn a_moved_note_adds_nothing_and_a_commit_has_one_note_path() {
+    let id = "0123456789abcdef0123456789abcdef01234567";
+    let moved: Vec<AddedNoteFile> = (0..12)
+        .map(|i| AddedNoteFile {
+            path: format!("{id:0>38}{i:02}")[2..].to_string(),
+            size: MAX_NOTE_BYTES as u64,
+            added_bytes: 0,
+            other_paths: Vec::new(),
+        })
+        .collect();
+    assert!(check_added_notes(&moved).is_ok());
+    let second = AddedNoteFile {
+        path: format!("01/23/45/{}", &id[6..]),
+        size: 5,
+        added_bytes: 5,
+        other_paths: vec![id.to_string()],
+    };
+    let (e, path) = check_added_notes(&[second]).unwrap_err();
+    assert_eq!(e.code(), "note_path_invalid");
+    let path = path.unwrap();
+    assert!(
+        path.contains(&format!("01/23/45/{}", &id[6..])) && path.contains(id),
+        "{path}"
+    );
+    assert_eq!(note_path_commit(&format!("01/23/45/67/{}", &id[8..])), None);
+    assert!(note_path_commit(&format!("01/23/45/{}", &id[6..])).is_some());
+}
+
+/// Red team round 4: the history a notes update brings is held to the
+/// notes' rules, not only its new tree: a file at a path that is no note
+/// in any brought commit, a note over its bound, more stored bytes than an
+/// update may add, or more commits than are read, is refused.
+#[test]
+fn the_history_a_notes_update_brings_is_held_to_the_notes_rules() {
+    let id = "0123456789abcdef0123456789abcdef01234567";
+    let side = CommitId::parse("89abcdef0123456789abcdef0123456789abcdef").unwrap();
+    let ok = NotesHistory {
+        commits: 3,
+        files: vec![(side.clone(), format!("01/{}", &id[2..]), 10)],
+        stored_bytes: 4096,
+    };
+    assert!(check_notes_history(&ok).is_ok());
+    let junk = NotesHistory {
+        files: vec![(side.clone(), "junk-a.bin".into(), 10)],
+        ..ok.clone()
+    };
+    let (e, at) = check_notes_history(&junk).unwrap_err();
+    assert_eq!(e.code(), "note_path_invalid");
+    let at = at.unwrap();
+    assert!(
+        at.contains("junk-a.bin") && at.contains(side.as_str()),
+        "{at}"
+    );
+    let big = NotesHistory {
+        files: vec![(side.clone(), id.into(), MAX_NOTE_BYTES as u64 + 1)],
+        ..ok.clone()
+    };
+    assert_eq!(
+        check_notes_history(&big).unwrap_err().0.code(),
+        "input_too_large"
+    );
+    let stored = NotesHistory {
+        stored_bytes: MAX_ADDED_NOTES_BYTES + 1,
+        ..ok.clone()
+    };
+    assert_eq!(
+        check_notes_history(&stored).unwrap_err().0,
+        NotesRefDenial::NotesTooLarge
+    );
+    let many = NotesHistory {
+        commits: MAX_NOTES_UPDATE_COMMITS + 1,
+        ..ok
+    };
+    assert_eq!(
+        check_notes_history(&many).unwrap_err().0.code(),
+        "input_too_large"
+    );
 }

@@ -5,7 +5,7 @@
 
 use probity_core::review::{
     CommitId, MAX_NOTE_BYTES, NOTES_REF, ReceiveUpdate, check_added_notes, check_note_growth,
-    check_notes_update,
+    check_notes_history, check_notes_update,
 };
 
 use super::*;
@@ -51,11 +51,23 @@ pub(super) fn notes_after<G: RangeGit + NotesGit>(
         }));
     }
     // What the push adds to the notes tree is stored for good (the ref only
-    // grows): notes at canonical paths, each and all within their bounds
-    // (red team rounds 2 and 3); only sizes are read.
-    if let Some(new) = &u.new
-        && let Err((d, path)) = check_added_notes(&git.added_note_files(u.old.as_ref(), new)?)
-    {
+    // grows): notes at canonical paths, one per commit, each and all within
+    // their bounds (red team rounds 2 to 4); only sizes are read. So is the
+    // history it brings: notes commits (and Probity's anchors) within the
+    // same bounds (red team round 4).
+    let keep: Vec<CommitId> = updates
+        .iter()
+        .filter(|o| o.refname != NOTES_REF)
+        .filter_map(|o| o.new.clone())
+        .collect();
+    let checked = match &u.new {
+        Some(new) => match check_added_notes(&git.added_note_files(u.old.as_ref(), new)?) {
+            Ok(()) => check_notes_history(&git.notes_history(u.old.as_ref(), new, &keep)?),
+            refused => refused,
+        },
+        None => Ok(()),
+    };
+    if let Err((d, path)) = checked {
         let at = path.map(|p| format!(": {p}")).unwrap_or_default();
         return Ok(Err(ReceiveDenial {
             reason_code: d.code().into(),

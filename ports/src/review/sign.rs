@@ -325,15 +325,44 @@ pub fn verify_envelope<P: SshSignatures + ?Sized>(
     )
 }
 
-/// Signatures that failed to verify, per key fingerprint: past
-/// [`MAX_FAILED_PER_KEY`] a key's other signatures for the statement are
-/// not tried (D-R119).
-type Failures = std::collections::BTreeMap<String, usize>;
+/// How many signatures by certificates [`Failures`] lets fail for one
+/// statement before it tries no other certificate (D-R126): a
+/// `cert-authority` line lists every certificate carrying its key, so the
+/// allowed signers do not bound the keys a note's junk can name; at most
+/// three `ssh-keygen` runs each.
+const MAX_FAILED_CERTIFICATE_SIGNATURES: usize = 4;
 
-fn exhausted(failed: &Failures, sig: &SshSig) -> bool {
-    failed
-        .get(&sig.fingerprint())
-        .is_some_and(|n| *n >= MAX_FAILED_PER_KEY)
+/// Signatures that failed to verify for one statement: per key
+/// fingerprint, past [`MAX_FAILED_PER_KEY`] a key's other signatures are
+/// not tried (D-R119); and past [`MAX_FAILED_CERTIFICATE_SIGNATURES`]
+/// failures by certificates, no certificate is tried (D-R126).
+#[derive(Default)]
+struct Failures {
+    per_key: std::collections::BTreeMap<String, usize>,
+    certificates: usize,
+}
+
+impl Failures {
+    fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether `sig` is not to be tried again for this statement.
+    fn exhausted(&self, sig: &SshSig) -> bool {
+        self.per_key
+            .get(&sig.fingerprint())
+            .is_some_and(|n| *n >= MAX_FAILED_PER_KEY)
+            || (self.certificates >= MAX_FAILED_CERTIFICATE_SIGNATURES
+                && probity_core::review::is_certificate_key(&sig.public_key))
+    }
+
+    /// Counts a signature by `sig`'s key that did not verify.
+    fn record(&mut self, sig: &SshSig) {
+        *self.per_key.entry(sig.fingerprint()).or_default() += 1;
+        if probity_core::review::is_certificate_key(&sig.public_key) {
+            self.certificates += 1;
+        }
+    }
 }
 
 /// [`verify_envelope`], sharing `failed` with the other envelopes of one
@@ -362,13 +391,13 @@ fn verify_envelope_bounded<P: SshSignatures + ?Sized>(
     let message = statement_pae(&parsed.payload);
     let mut first_refusal = None;
     for sig in &parsed.signatures {
-        if exhausted(failed, sig) {
+        if failed.exhausted(sig) {
             continue;
         }
         match verify_one(port, allowed, sig, &message) {
             Ok(signer) => return Ok(signer),
             Err(e) if e.is_denial() => {
-                *failed.entry(sig.fingerprint()).or_default() += 1;
+                failed.record(sig);
                 first_refusal.get_or_insert(e);
             }
             Err(e) => return Err(e),
@@ -491,7 +520,7 @@ pub fn verified_keys<P: SshSignatures + ?Sized>(
             // note carries (red team round 2).
             if sig.namespace != NAMESPACE
                 || keys.iter().any(|k| k.keyid == keyid)
-                || exhausted(&failed, sig)
+                || failed.exhausted(sig)
                 || !port
                     .may_list(allowed_signers, sig)
                     .map_err(SignatureError::Tool)?
@@ -499,7 +528,7 @@ pub fn verified_keys<P: SshSignatures + ?Sized>(
                 continue;
             }
             if !port.check(sig, &message).map_err(SignatureError::Tool)? {
-                *failed.entry(keyid).or_default() += 1;
+                failed.record(sig);
                 continue;
             }
             let mut principals = Vec::new();
@@ -515,7 +544,7 @@ pub fn verified_keys<P: SshSignatures + ?Sized>(
                 }
             }
             if principals.is_empty() {
-                *failed.entry(keyid).or_default() += 1;
+                failed.record(sig);
                 continue;
             }
             principals.sort();
@@ -630,12 +659,17 @@ mod tests {
 
     /// An envelope over `statement` signed by key `key` with `sig` bytes.
     fn signed_by(statement: &[u8], key: u8, sig: &[u8]) -> Vec<u8> {
+        signed_with(statement, "ssh-ed25519", key, sig)
+    }
+
+    /// [`signed_by`] with a key of type `key_type`.
+    fn signed_with(statement: &[u8], key_type: &str, key: u8, sig: &[u8]) -> Vec<u8> {
         fn s(out: &mut Vec<u8>, b: &[u8]) {
             out.extend_from_slice(&(b.len() as u32).to_be_bytes());
             out.extend_from_slice(b);
         }
         let mut public = Vec::new();
-        s(&mut public, b"ssh-ed25519");
+        s(&mut public, key_type.as_bytes());
         s(&mut public, &[key; 32]);
         let mut blob = b"SSHSIG".to_vec();
         blob.extend_from_slice(&1u32.to_be_bytes());
@@ -677,22 +711,58 @@ mod tests {
             envs.push(signed_by(stmt, 1, b"good"));
         }
         envs.push(signed_by(stmt, 2, b"good"));
-        let refs: Vec<&[u8]> = envs.iter().map(Vec::as_slice).collect();
-        let keys = verified_keys(&port, &refs, stmt, Path::new("allowed")).unwrap();
-        let ids: Vec<String> = keys.iter().map(|k| k.principals.join(",")).collect();
-        assert_eq!(ids, ["p1"]);
         // Key 2: two failed checks, then never tried again (its valid
         // signature after 50 junk ones is not reached: a denial, never an
-        // allow). Key 1: check, find, verify, once.
-        assert_eq!(port.runs.get(), 2 + 3, "{} runs", port.runs.get());
-        // The same bound where `probity.requireSignature` asks any allowed
-        // signature: key 1's is found after key 2's two failures.
+        // allow). Key 1: check, find, verify, once. The same bound where
+        // `probity.requireSignature` asks any allowed signature: key 1's is
+        // found after key 2's two failures.
+        only_key_1_verifies(&port, &envs, stmt, 2 + 3);
+    }
+
+    /// Key 1 alone verifies among `envs`, both for the roles
+    /// ([`verified_keys`]) and for any allowed signature
+    /// ([`check_attestations`]), each after `runs` tool runs.
+    fn only_key_1_verifies(port: &Counting, envs: &[Vec<u8>], stmt: &[u8], runs: usize) {
+        let refs: Vec<&[u8]> = envs.iter().map(Vec::as_slice).collect();
         port.runs.set(0);
-        let signer = check_attestations(&port, &refs, stmt, &policy(true))
+        let keys = verified_keys(port, &refs, stmt, Path::new("allowed")).unwrap();
+        let ids: Vec<String> = keys.iter().map(|k| k.principals.join(",")).collect();
+        assert_eq!(ids, ["p1"]);
+        assert_eq!(port.runs.get(), runs, "{} runs", port.runs.get());
+        port.runs.set(0);
+        let signer = check_attestations(port, &refs, stmt, &policy(true))
             .unwrap()
             .unwrap();
         assert_eq!(signer.principal, "p1");
-        assert_eq!(port.runs.get(), 2 + 3, "{} runs", port.runs.get());
+        assert_eq!(port.runs.get(), runs, "{} runs", port.runs.get());
+    }
+
+    /// Red team round 4: under a `cert-authority` line every certificate
+    /// may be listed, so the allowed signers no longer bound the keys a
+    /// note names. 16 envelopes of 16 junk certificate signatures (256
+    /// distinct keys) cost four checks per statement, then no certificate
+    /// is tried (D-R126); a plain key's valid signature still counts.
+    #[test]
+    fn certificate_signatures_that_fail_are_tried_at_most_four_times_per_statement() {
+        let stmt = b"{\"s\":1}";
+        let port = Counting {
+            listed: (0..=255).collect(),
+            valid: vec![1, 7],
+            message: statement_pae(stmt),
+            runs: std::cell::Cell::new(0),
+        };
+        let cert = "ssh-ed25519-cert-v01@openssh.com";
+        let mut envs = Vec::new();
+        for k in 0..=255u8 {
+            if k != 1 && k != 7 {
+                envs.push(signed_with(stmt, cert, k, b"junk"));
+            }
+        }
+        // A certificate's valid signature after the junk: not reached (a
+        // denial, never an allow); a plain listed key's is.
+        envs.push(signed_with(stmt, cert, 7, b"good"));
+        envs.push(signed_by(stmt, 1, b"good"));
+        only_key_1_verifies(&port, &envs, stmt, 4 + 3);
     }
 
     #[test]

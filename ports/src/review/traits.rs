@@ -715,16 +715,36 @@ pub trait NotesGit {
     /// notes trees are read (git: `diff-tree -r`); a note that only moved
     /// between fan-out levels is not a change.
     fn changed_notes(&self, old: &CommitId, new: &CommitId) -> Result<Vec<CommitId>, AdapterError>;
-    /// Every file the notes commit `new` holds at a path where `old`
-    /// (none: the empty notes tree) holds no blob: its path in the notes
-    /// tree, whatever it names, and its size in bytes, sorted by path.
-    /// Only the differing paths are read (git: `diff-tree -r`, or `ls-tree
-    /// -r -l` of a new notes ref), sizes without reading the blobs.
+    /// Every file the notes commit `new` holds that `old` (none: the empty
+    /// notes tree) does not hold as it is (a new path, or another blob at
+    /// a path), sorted by path: its path in the notes tree, whatever it
+    /// names, its size, what it adds to its commit's note (what the note
+    /// grew by; nothing when `old` held the same blobs for that commit at
+    /// other paths: a note git re-fanned), and, for a new path, the other
+    /// paths of `new` holding that commit's note
+    /// ([`probity_core::review::AddedNoteFile`]). Only the differing paths
+    /// are read (git: `diff-tree -r`, or `ls-tree -r -l` of a new notes
+    /// ref), then the fan-out paths of the commits they name; sizes
+    /// without reading the blobs.
     fn added_note_files(
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-    ) -> Result<Vec<(String, u64)>, AdapterError>;
+    ) -> Result<Vec<probity_core::review::AddedNoteFile>, AdapterError>;
+    /// What the commits the notes update from `old` (none: a new notes
+    /// ref) to `new` brings hold besides `new`'s notes tree
+    /// ([`probity_core::review::NotesHistory`]): the commits `new` reaches
+    /// and `old` does not (at most one more than
+    /// [`probity_core::review::MAX_NOTES_UPDATE_COMMITS`] read), the files
+    /// each adds to its first parent's tree (Probity's anchor commits
+    /// aside), and the bytes stored for the objects that no ref of this
+    /// repository and none of `keep` (the push's other new tips) reach.
+    fn notes_history(
+        &self,
+        old: Option<&CommitId>,
+        new: &CommitId,
+        keep: &[CommitId],
+    ) -> Result<probity_core::review::NotesHistory, AdapterError>;
 }
 
 /// Where imported DSSE envelopes are kept, so a bundle re-exported from
