@@ -153,15 +153,15 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
-/// One push and what came of it: [`probity_git::notes::PushOutcome`], and
+/// One push and what came of it: [`probity_git::push::PushOutcome`], and
 /// the managed hook's denial, if it wrote one.
 struct Pushed {
-    outcome: probity_git::notes::PushOutcome,
+    outcome: probity_git::push::PushOutcome,
     verdict: Option<CliError>,
 }
 
 impl std::ops::Deref for Pushed {
-    type Target = probity_git::notes::PushOutcome;
+    type Target = probity_git::push::PushOutcome;
     fn deref(&self) -> &Self::Target {
         &self.outcome
     }
@@ -378,7 +378,7 @@ fn gate_push(
 /// named with what to do; anything else (a local hook's refusal, the
 /// server gate's, a non-fast-forward) is what git printed, shown above as
 /// it arrived and repeated here from its last line.
-fn push_failure(remote: &str, pushed: &str, outcome: &probity_git::notes::PushOutcome) -> CliError {
+fn push_failure(remote: &str, pushed: &str, outcome: &probity_git::push::PushOutcome) -> CliError {
     let stderr = outcome.stderr.as_str();
     if stderr.contains("does not support --atomic") {
         return CliError::new(

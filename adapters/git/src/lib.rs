@@ -19,6 +19,7 @@ pub mod notes;
 pub mod objects;
 mod onediff;
 pub mod port;
+pub mod push;
 pub mod repo;
 mod settings;
 pub use probity_scratch::scratch;

@@ -1,13 +1,14 @@
 //! Review bundles as Git notes under `refs/notes/probity` (R11), and the
 //! plumbing the transport commands need: reading a note from any notes
 //! commit (even one still in a push's quarantine), writing notes with a
-//! compare-and-swap of the ref, merging another clone's notes, and pushing
-//! atomically.
+//! compare-and-swap of the ref, merging another clone's notes, and
+//! measuring what a notes update brings. The push itself is
+//! [`crate::push`].
 //!
 //! Argument arrays only; object ids are validated hex before they reach an
 //! argument; remote names and refspecs go after `--`.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 
 use probity_core::review::{
     AddedNoteFile, MAX_NOTES_UPDATE_COMMITS, NOTES_REF, NotesHistory, note_path_commit, note_paths,
@@ -854,94 +855,6 @@ impl Repo {
         }
         Ok(true)
     }
-
-    /// `git push --atomic --porcelain -- <remote> <refspecs...>` in one
-    /// connection, with the user's transport settings and `env` added (it
-    /// reaches a local hook): git's stderr (its progress, what a local hook
-    /// and the remote said) is copied to `stderr` as it arrives. `progress`
-    /// asks git for its progress meter (it shows none on a pipe otherwise).
-    /// `receive_pack` is the command git starts for a local transport's
-    /// receiving end instead of `git-receive-pack` (`--receive-pack`,
-    /// D-R124); git runs it through the shell with the path appended.
-    pub fn push_atomic(
-        &self,
-        remote: &str,
-        refspecs: &[String],
-        progress: bool,
-        receive_pack: Option<&OsStr>,
-        env: &[(&str, &OsStr)],
-        stderr: &mut (dyn std::io::Write + Send),
-    ) -> Result<PushOutcome, GitError> {
-        let mut args: Vec<OsString> = vec![
-            "-c".into(),
-            "core.abbrev=no".into(),
-            "push".into(),
-            "--atomic".into(),
-            "--porcelain".into(),
-        ];
-        if progress {
-            args.push("--progress".into());
-        }
-        if let Some(command) = receive_pack {
-            let mut flag = OsString::from("--receive-pack=");
-            flag.push(command);
-            args.push(flag);
-        }
-        args.push("--".into());
-        args.push(remote.into());
-        args.extend(refspecs.iter().map(OsString::from));
-        // Sheltered (D-R113): a Ctrl-C to this process group waits for the
-        // push. A path remote's `receive-pack` shares the group but not
-        // the mask (git starts it through the shell, which unblocks every
-        // signal): `receive_pack` shelters it (D-R124).
-        let out =
-            self.transport_git()
-                .sheltered()
-                .output_streaming(self.root(), &args, env, stderr)?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        Ok(PushOutcome {
-            ok: out.status.success(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            updates: text.lines().filter_map(parse_porcelain).collect(),
-        })
-    }
-
-    /// What `git push -- <remote> <refspecs...>` would update, asked of the
-    /// remote without pushing anything (`--dry-run --porcelain`, no hook):
-    /// one [`PlannedUpdate`] per ref git names, full object ids. A push git
-    /// would refuse outright (no such remote, an unreachable server, a
-    /// refspec matching nothing) is [`GitError::Failed`] with git's text.
-    pub fn push_plan(
-        &self,
-        remote: &str,
-        refspecs: &[String],
-    ) -> Result<Vec<PlannedUpdate>, GitError> {
-        let mut args: Vec<OsString> = [
-            "-c",
-            "core.abbrev=no",
-            "push",
-            "--dry-run",
-            "--porcelain",
-            "--no-verify",
-            "--",
-            remote,
-        ]
-        .iter()
-        .map(OsString::from)
-        .collect();
-        args.extend(refspecs.iter().map(OsString::from));
-        let out = self.transport_git().output(self.root(), &args, &[], None)?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let planned: Vec<PlannedUpdate> = text.lines().filter_map(parse_porcelain).collect();
-        if !out.status.success() && planned.is_empty() {
-            return Err(GitError::Failed {
-                args: format!("push --dry-run {remote}"),
-                status: out.status.to_string(),
-                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
-            });
-        }
-        Ok(planned)
-    }
 }
 
 /// Copies git's stderr to a writer one segment at a time (a segment ends
@@ -994,84 +907,6 @@ impl std::io::Write for HoldBackFatal<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
-}
-
-/// What [`Repo::push_atomic`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PushOutcome {
-    /// Whether git pushed (every ref: the push is atomic).
-    pub ok: bool,
-    /// Everything git wrote on stderr (already shown as it arrived).
-    pub stderr: String,
-    /// git's report, one entry per ref (`!` for a rejected one, with its
-    /// reason in the summary).
-    pub updates: Vec<PlannedUpdate>,
-}
-
-impl PushOutcome {
-    /// Whether `refname` was refused for not fast-forwarding the remote's
-    /// (`fetch first`, `non-fast-forward`): what a merge of the remote's
-    /// side mends.
-    pub fn refused_as_stale(&self, refname: &str) -> bool {
-        self.updates.iter().any(|u| {
-            u.to == refname
-                && u.flag == '!'
-                && (u.summary.contains("fetch first") || u.summary.contains("non-fast-forward"))
-        })
-    }
-}
-
-/// One ref update a push would make, as `git push --porcelain` reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedUpdate {
-    /// What the push sends, as the refspec named it (`refs/heads/main`,
-    /// `HEAD`, an expression); empty for a deletion.
-    pub from: String,
-    /// The remote ref updated.
-    pub to: String,
-    /// The remote's tip now, when git reported it (`None`: a new ref).
-    pub old: Option<String>,
-    /// The tip pushed, when git reported it (`None`: a deletion, or a new
-    /// ref, whose tip is `from`'s).
-    pub new: Option<String>,
-    /// git's flag: ` ` fast-forward, `+` forced, `-` deleted, `*` new,
-    /// `=` up to date, `!` rejected.
-    pub flag: char,
-    /// git's summary (`old..new`, `[new branch]`, `[rejected] (reason)`).
-    pub summary: String,
-}
-
-/// One `<flag>\t<from>:<to>\t<summary>` line of `git push --porcelain`.
-fn parse_porcelain(line: &str) -> Option<PlannedUpdate> {
-    let mut fields = line.splitn(3, '\t');
-    let flag = fields.next()?;
-    let refs = fields.next()?;
-    let summary = fields.next().unwrap_or_default();
-    let mut chars = flag.chars();
-    let flag = chars.next()?;
-    if chars.next().is_some() || !" +-*=!".contains(flag) {
-        return None;
-    }
-    let (from, to) = refs.split_once(':')?;
-    let word = summary.split(' ').next().unwrap_or_default();
-    let (old, new) = match word.split_once("...").or_else(|| word.split_once("..")) {
-        Some((a, b))
-            if [a, b]
-                .iter()
-                .all(|h| !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit())) =>
-        {
-            (Some(a.to_string()), Some(b.to_string()))
-        }
-        _ => (None, None),
-    };
-    Some(PlannedUpdate {
-        from: from.to_string(),
-        to: to.to_string(),
-        old,
-        new,
-        flag,
-        summary: summary.to_string(),
-    })
 }
 
 /// One differing notes-tree path, and its blob in the old and the new

@@ -200,40 +200,6 @@ fn another_commit_has_no_note_and_protected_refs_are_multi_valued() {
 }
 
 #[test]
-fn porcelain_push_lines_parse_with_full_ids_and_flags() {
-    let a = "1".repeat(40);
-    let b = "2".repeat(40);
-    let ff = parse_porcelain(&format!(" \trefs/heads/main:refs/heads/main\t{a}..{b}")).unwrap();
-    assert_eq!(
-        (ff.flag, ff.old.as_deref(), ff.new.as_deref()),
-        (' ', Some(a.as_str()), Some(b.as_str()))
-    );
-    let forced =
-        parse_porcelain(&format!("+\tHEAD:refs/heads/x\t{a}...{b} (forced update)")).unwrap();
-    assert_eq!(
-        (forced.from.as_str(), forced.old.as_deref()),
-        ("HEAD", Some(a.as_str()))
-    );
-    let new = parse_porcelain("*\tHEAD~1:refs/heads/new\t[new branch]").unwrap();
-    assert_eq!(
-        (new.to.as_str(), new.old, new.new),
-        ("refs/heads/new", None, None)
-    );
-    let rejected =
-        parse_porcelain("!\trefs/heads/main:refs/heads/main\t[rejected] (fetch first)").unwrap();
-    assert_eq!(rejected.flag, '!');
-    assert_eq!(
-        parse_porcelain("-\t:refs/heads/gone\t[deleted]")
-            .unwrap()
-            .from,
-        ""
-    );
-    // Not ref lines: git's `To <url>` and `Done`.
-    assert_eq!(parse_porcelain("To ../r.git"), None);
-    assert_eq!(parse_porcelain("Done"), None);
-}
-
-#[test]
 fn changed_notes_lists_changed_and_removed_notes_only() {
     let (f, repo, head) = fixture();
     f.write("b", "b\n").unwrap();

@@ -35,12 +35,12 @@ const ARGUED: &[(&str, &str, &str)] = &[
         "a failure is an error, except git's own \"couldn't find remote ref\": the remote has no notes",
     ),
     (
-        "notes.rs",
+        "push.rs",
         "push_atomic",
         "the outcome carries the status and git's stderr to the caller, which reports a failed push as one",
     ),
     (
-        "notes.rs",
+        "push.rs",
         "push_plan",
         "a failure that names no update is an error; a rejected update is named in the plan",
     ),
