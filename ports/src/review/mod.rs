@@ -15,6 +15,7 @@ mod finalize;
 mod gates;
 mod model_run;
 mod notes_update;
+mod publish;
 mod read;
 mod recheck;
 mod release;
@@ -42,6 +43,7 @@ pub use model_run::{
     review_lineage, validate_correction,
 };
 pub use probity_core::review::Applicability;
+pub use publish::{MAX_PUBLISH, Published, publish};
 pub use read::{Attested, Exported, Status, attest, export_context, list, status};
 pub use release::{ReleaseDecision, ReleaseEvidence, validate_release, validate_release_between};
 pub use sign::{
@@ -60,9 +62,8 @@ pub use traits::{
     ReviewStore, RevisionGit, StoreError, Submitted, TreeSpan, UnknownRevision,
 };
 pub use transport::{
-    Imported, MAX_PUBLISH, PreReceive, Published, ReceiveDenial, ReceiveScope, TransportError,
-    check_repo, export_bundle, import_bundle, import_notes, pre_pr_from_notes, pre_receive,
-    publish, verify_bundle,
+    Imported, PreReceive, ReceiveDenial, ReceiveScope, TransportError, check_repo, export_bundle,
+    import_bundle, import_notes, pre_pr_from_notes, pre_receive, verify_bundle,
 };
 
 // Helpers shared between the use-case modules.
