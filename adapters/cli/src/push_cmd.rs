@@ -69,14 +69,16 @@ pub fn push(global: &GlobalArgs, out: Output, args: &PushArgs) -> Result<ExitCod
             merged = merge_remote_notes(&ctx, &remote)?;
         }
     }
-    // Published against the remote pushed to: a teammate's branch
-    // fetched from elsewhere is still this push's delivery.
+    // How git reaches the remote: whether it is a configured remote's
+    // name, and whether its receiving end runs here (D-R124).
     let target = ctx.repo.push_target(&remote).map_err(repo_error)?;
     let receive_pack = if target.local {
         sheltered_receive_pack(target.receive_pack.as_deref())
     } else {
         None
     };
+    // Published against the remote pushed to: a teammate's branch
+    // fetched from elsewhere is still this push's delivery.
     let scope = if target.configured {
         RemoteScope::Of(remote.clone())
     } else {
