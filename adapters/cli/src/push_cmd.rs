@@ -418,3 +418,35 @@ fn push_failure(remote: &str, pushed: &str, outcome: &probity_git::push::PushOut
         "read the reason above (a local hook, the remote's gate, or git): review and publish the commit it names, or fetch and merge, then `probity push` again",
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The receiving end is wrapped only where a prefix leaves its meaning
+    /// alone: git's own program, or a remote's program of plain words; shell
+    /// syntax is git's to run, unsheltered (D-R124).
+    #[test]
+    fn only_plain_receiving_programs_are_sheltered() {
+        let wrapped =
+            |p: Option<&str>| sheltered_receive_pack(p).map(|c| c.to_string_lossy().into_owned());
+        let own = wrapped(None).expect("git's own program is wrapped");
+        assert!(own.starts_with('\''), "{own}");
+        assert!(own.ends_with("' shelter-exec git-receive-pack"), "{own}");
+        let theirs = wrapped(Some("/opt/git/bin/git-receive-pack --x=1")).expect("plain words");
+        assert!(
+            theirs.ends_with("' shelter-exec /opt/git/bin/git-receive-pack --x=1"),
+            "{theirs}"
+        );
+        for shell in [
+            "cd /srv && git-receive-pack",
+            "git-receive-pack; rm -rf x",
+            "$(which git-receive-pack)",
+            "'quoted'",
+            "",
+            "  ",
+        ] {
+            assert_eq!(wrapped(Some(shell)), None, "{shell:?}");
+        }
+    }
+}

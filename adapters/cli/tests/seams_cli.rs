@@ -599,6 +599,11 @@ fn a_push_through_a_symbolic_ref_is_judged_as_the_ref_it_names() {
     assert_eq!(rev(&f, &server, "refs/heads/main"), Some(c));
 }
 
+/// A run's stdout and stderr, together.
+fn said_of(r: &Run) -> String {
+    format!("{}{}", r.stdout, r.stderr)
+}
+
 /// Approves a review of `f`'s live medium change whose lens finds a
 /// blocker and whose correction writes `corrected` as `src/parser.rs`:
 /// the approved lineage.
@@ -631,22 +636,27 @@ fn approved_with_correction(f: &Fixture, inputs: &Path, corrected: &str) -> Stri
 /// The push of a commit whose approved review's correction raised the
 /// tier is refused (`risk_raised_by_correction`) and names `recover`;
 /// the successor a person records re-freezes the tree at high, and once
-/// reviewed it lands.
+/// reviewed it lands. `imported_elsewhere`: a second clone's import of the
+/// review is refused too ([`import_elsewhere_is_refused`]).
 fn raised_tier_is_refused_until_a_successor_reviews_it(
     f: &Fixture,
     server: &Path,
     inputs: &Path,
     l: &str,
+    imported_elsewhere: bool,
 ) {
     let base = rev(f, server, "main");
     let head = commit_all(f, "corrected");
     let pushed = probity(f.root(), &["push", "origin", "HEAD:main"]);
     assert_ne!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
     assert_eq!(rev(f, server, "main"), base, "main moved");
-    let said = format!("{}{}", pushed.stdout, pushed.stderr);
+    let said = said_of(&pushed);
     assert!(said.contains("risk_raised_by_correction"), "{said}");
     assert!(said.contains("high"), "the tier is named: {said}");
     assert!(said.contains("probity recover"), "{said}");
+    if imported_elsewhere {
+        import_elsewhere_is_refused(f, inputs, l);
+    }
     let st = probity_ok(f.root(), &["status", "--lineage", l]);
     let revision = string_at(&st.json, "store_revision");
     let successor = probity_ok(
@@ -671,6 +681,56 @@ fn raised_tier_is_refused_until_a_successor_reviews_it(
     assert_eq!(rev(f, server, "main"), Some(head));
 }
 
+/// A second clone of `f` refuses to import `l`'s review, whose correction
+/// raised its tier, by name and with the way out the server names, and
+/// writes nothing (D-R127).
+fn import_elsewhere_is_refused(f: &Fixture, inputs: &Path, l: &str) {
+    let bundle = inputs.join("raised.json");
+    probity_ok(
+        f.root(),
+        &[
+            "bundle",
+            "export",
+            "--lineage",
+            l,
+            "--out",
+            bundle.to_str().unwrap(),
+        ],
+    );
+    let other = tempfile::tempdir().unwrap();
+    let b = other.path().join("b");
+    f.git(&[
+        "clone",
+        "-q",
+        f.root().to_str().unwrap(),
+        b.to_str().unwrap(),
+    ])
+    .unwrap();
+    f.git_in(
+        &b,
+        &[
+            "fetch",
+            "-q",
+            "origin",
+            "refs/notes/probity:refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    let before_import = store_snapshot_at(&b);
+    let imported = probity(&b, &["bundle", "import", bundle.to_str().unwrap()]);
+    assert_eq!(
+        imported.json["error"]["code"], "risk_raised_by_correction",
+        "{}{}",
+        imported.stdout, imported.stderr
+    );
+    assert!(
+        said_of(&imported).contains("probity recover"),
+        "{}",
+        said_of(&imported)
+    );
+    assert_eq!(store_snapshot_at(&b), before_import, "the refusal wrote");
+}
+
 /// A correction may not raise the tier its review ran at (red team round
 /// 4, D-R127): a medium review whose correction turns a line into a
 /// process spawn (high: four lenses; under a policy, the maintainer's
@@ -686,7 +746,7 @@ fn a_correction_that_raises_the_risk_lands_only_after_a_review_at_its_tier() {
         inputs.path(),
         "// parser\nfn parse() {}\nfn more() { let _ = std::process::Command::new(\"sh\").status(); }\n",
     );
-    raised_tier_is_refused_until_a_successor_reviews_it(&f, &server, inputs.path(), &l);
+    raised_tier_is_refused_until_a_successor_reviews_it(&f, &server, inputs.path(), &l, true);
 }
 
 /// The same for the policy's floors: a correction that writes the
@@ -708,7 +768,7 @@ fn a_correction_under_a_policy_floor_lands_only_after_a_review_at_its_tier() {
         inputs.path(),
         "// parser\nfn parse() {}\nfn more() { let _key = \"AKIA0000\"; }\n",
     );
-    raised_tier_is_refused_until_a_successor_reviews_it(&f, &server, inputs.path(), &l);
+    raised_tier_is_refused_until_a_successor_reviews_it(&f, &server, inputs.path(), &l, false);
 }
 
 /// A commit the server already holds on an unprotected branch, reviewed

@@ -207,18 +207,15 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
         }
         let changed = git.diff_files(TreeSpan::from(snap))?;
         check_derivation(record, &changed, &prompts)?;
-        // The leaf's correction tree is what its approval covers: its tier
-        // may not exceed the one the review ran at (D-R127). An earlier
-        // generation authorizes nothing; its successor re-froze the tree.
+    }
+    // The leaf's correction tree (here: checked above) is what its
+    // approval covers: its tier may not exceed the one the review ran at
+    // (D-R127). An earlier generation authorizes nothing; its successor
+    // re-froze the tree.
+    if let Some(record) = bundle.leaf() {
+        let snap = record.state().snapshot();
         let last = record.state().final_candidate_tree();
-        let leaf = bundle
-            .records
-            .last()
-            .is_some_and(|l| std::ptr::eq(l, record));
-        if leaf
-            && *last != snap.candidate_tree
-            && git.missing_objects(&[last.to_string()])?.is_empty()
-        {
+        if *last != snap.candidate_tree {
             let corrected = git.diff_files(TreeSpan {
                 from: &snap.base_tree,
                 to: last,

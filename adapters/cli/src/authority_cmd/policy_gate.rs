@@ -368,10 +368,7 @@ pub fn check_bundle<P: SshSignatures>(
         // The leaf's correction tree is what its approval covers: the
         // floors hold for it too (D-R127).
         let last = s.final_candidate_tree();
-        let leaf = bundle
-            .records
-            .last()
-            .is_some_and(|l| std::ptr::eq(l, record));
+        let leaf = bundle.leaf().is_some_and(|l| std::ptr::eq(l, record));
         if leaf && *last != snap.candidate_tree && trees_here(repo, &snap.base_tree, last)? {
             floors(
                 last,

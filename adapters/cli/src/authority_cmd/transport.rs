@@ -24,6 +24,12 @@ pub fn transport_error(e: TransportError) -> CliError {
             ErrorKind::Integrity,
             "the bundle's records do not match the trees they name in this repository; nothing was written",
         ),
+        TransportError::Derivation(
+            probity_core::review::DerivationError::RiskRaisedByCorrection { .. },
+        ) => (
+            ErrorKind::Integrity,
+            "the review's correction made its change a higher risk tier than it ran at (D-R127): in the clone that holds it a person records a successor (`probity recover --disposition scope_changed`), which is reviewed at its tier and exported again; nothing was written",
+        ),
         TransportError::Derivation(_) => (
             ErrorKind::Integrity,
             "the review froze a risk, a budget or prompts its own trees do not give: review the change again with this Probity version (`probity start`), then publish it; nothing was written",
