@@ -11,6 +11,7 @@ use probity_core::review::{
 };
 use probity_core::review::{Receipt, TerminalState};
 use probity_core::review::{RefuterResult, ReviewerResult, Route};
+use probity_core::review::{RiskLevel, StateRecord};
 
 fn routes(s: &ReviewState) -> Vec<(String, Route)> {
     s.stage()
@@ -237,6 +238,34 @@ fn no_edit_and_over_budget_attempts_escalate() {
     );
     let big = s.accept_validation(fix(9, 61), validation(true)).unwrap();
     assert_eq!(reason(&big), Some(EscalationReason::BudgetExceeded));
+}
+
+/// A fix that leaves a change of a higher tier than the review ran at
+/// escalates (D-R132), passing or not, and the record reads back as the
+/// same state; a fix that keeps the tier goes on to `validating`.
+#[test]
+fn a_fix_that_raises_the_tier_escalates() {
+    let s = fixtures::budget_forecast(10).unwrap();
+    assert_eq!(s.frozen().risk_level, RiskLevel::Medium);
+    let mut raising = fix(9, 3);
+    raising.tier = RiskLevel::High;
+    for passed in [true, false] {
+        let raised = s
+            .accept_validation(raising.clone(), validation(passed))
+            .unwrap();
+        assert_eq!(
+            reason(&raised),
+            Some(EscalationReason::RiskRaisedByCorrection)
+        );
+        check_successor(&s, &raised).unwrap();
+        let bytes = raised.record().unwrap().to_bytes().unwrap();
+        let again = StateRecord::from_bytes(&bytes).unwrap().into_state();
+        assert_eq!(again, raised);
+    }
+    let mut kept = fix(9, 3);
+    kept.tier = RiskLevel::Medium;
+    let fixed = s.accept_validation(kept, validation(true)).unwrap();
+    assert_eq!(fixed.stage().name(), "validating");
 }
 
 #[test]

@@ -10,6 +10,7 @@ use probity_core::review::Lens;
 use probity_core::review::fixtures::{self, fix, text_change, validation};
 use probity_core::review::{Disposition, Predecessor, RecoverRequest};
 use probity_core::review::{NonBlank, RepoPath, ReviewState, TreeId};
+use probity_core::review::{RiskLevel, RiskReason};
 
 fn p(s: &str) -> RepoPath {
     RepoPath::parse(s).unwrap()
@@ -45,11 +46,36 @@ fn a_fix_is_charged_every_changed_line_and_a_mode_change_one() {
     let to = TreeId::parse("1111111111111111111111111111111111111111").unwrap();
     let mut chmod = text_change("run.sh", 0, 0, "#!/bin/sh\n");
     chmod.new_mode = Some(probity_core::review::FileMode::Executable);
-    let m = FixMeasurement::of(vec![text_change("src/a.rs", 3, 2, "x"), chmod], to.clone());
+    let files = vec![text_change("src/a.rs", 3, 2, "x"), chmod];
+    let m = FixMeasurement::of(files.clone(), to.clone(), &files, Vec::new());
     assert_eq!(m.actual_lines, 6);
     assert_eq!(m.paths, vec![p("src/a.rs"), p("run.sh")]);
     assert_eq!(m.to_tree, to);
-    assert_eq!(FixMeasurement::of(Vec::new(), to).actual_lines, 0);
+    assert_eq!(
+        FixMeasurement::of(Vec::new(), to, &files, Vec::new()).actual_lines,
+        0
+    );
+}
+
+/// A fix's tier is the whole change's, base to the fixed tree, with the
+/// base policy's floors (D-R132): a fix of one line that spawns a process
+/// leaves a high-risk change, and a floor raises a medium one.
+#[test]
+fn a_fix_measures_the_tier_of_the_change_it_leaves() {
+    let to = TreeId::parse("1111111111111111111111111111111111111111").unwrap();
+    let fix = vec![text_change("src/a.rs", 1, 0, "x")];
+    let plain = vec![text_change("src/a.rs", 3, 0, "fn a() {}\n")];
+    let spawning = vec![text_change(
+        "src/a.rs",
+        3,
+        0,
+        "fn a() { std::process::Command::new(\"sh\"); }\n",
+    )];
+    let tier = |whole: &[_], floor| FixMeasurement::of(fix.clone(), to.clone(), whole, floor).tier;
+    assert_eq!(tier(&plain, Vec::new()), RiskLevel::Medium);
+    assert_eq!(tier(&spawning, Vec::new()), RiskLevel::High);
+    let floor = vec![RiskReason::PolicyFloor("secrets".into())];
+    assert_eq!(tier(&plain, floor), RiskLevel::High);
 }
 
 #[test]

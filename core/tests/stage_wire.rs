@@ -117,6 +117,29 @@ fn a_forecast_where_no_transition_leaves_one_is_refused() {
     );
 }
 
+/// `risk_raised_by_correction` holds only for an attempt that edited,
+/// within budget (D-R132): relabelling a budget or no-edit escalation is
+/// refused when read.
+#[test]
+fn a_raised_tier_escalation_is_only_read_where_it_can_hold() {
+    let s = fixtures::budget_forecast(10).unwrap();
+    let over = s.accept_validation(fix(9, 61), validation(true)).unwrap();
+    let mut none = fix(0, 0);
+    none.to_tree = s.snapshot().candidate_tree.clone();
+    none.paths.clear();
+    let no_edit = s.accept_validation(none, validation(true)).unwrap();
+    for state in [&over, &no_edit] {
+        refused_when_forged(
+            state,
+            "a relabelled escalation was read",
+            "the escalation reason does not hold",
+            |w| {
+                w["stage"]["reason"] = "risk_raised_by_correction".into();
+            },
+        );
+    }
+}
+
 #[test]
 fn a_forecast_over_budget_records_its_forecast() {
     let over = fixtures::budget_forecast(61).unwrap();
@@ -206,6 +229,7 @@ fn escalation_reasons_name_their_wire_spelling_and_explain_themselves() {
         R::AttemptsExhausted,
         R::NoEditAttempt,
         R::EvidenceFailed,
+        R::RiskRaisedByCorrection,
     ] {
         assert_eq!(
             serde_json::to_value(r).unwrap(),

@@ -179,6 +179,7 @@ fn fix() -> probity_core::review::FixMeasurement {
             .unwrap(),
         paths: vec![probity_core::review::RepoPath::parse("src/payments/charge.rs").unwrap()],
         actual_lines: 5,
+        tier: probity_core::review::RiskLevel::Low,
     }
 }
 

@@ -124,6 +124,50 @@ fn a_state_record_of_auto_run_configuration_under_v3() {
     );
 }
 
+/// D-R132: the third schema revisions accept a record escalated because
+/// its correction raised the tier, which the first and second (pinned
+/// byte for byte) refuse; they accept every record the second accepts.
+#[test]
+fn the_third_schema_revision_accepts_a_raised_tier_escalation() {
+    use probity_core::review::{Bundle, SchemaDoc};
+    let s = fixtures::budget_forecast(10).unwrap();
+    let mut raising = fixtures::fix(9, 3);
+    raising.tier = probity_core::review::RiskLevel::High;
+    let raised = s
+        .accept_validation(raising, fixtures::validation(true))
+        .unwrap();
+    let passed =
+        fixtures::attempt(&fixtures::budget_scenario().unwrap(), 10, (9, 3), true).unwrap();
+    let docs = |state: &ReviewState| {
+        let record = state.record().unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&record.to_bytes().unwrap()).unwrap();
+        let bundle = Bundle::build(vec![record], Vec::new()).unwrap();
+        let bundle: serde_json::Value =
+            serde_json::from_slice(&bundle.to_bytes().unwrap()).unwrap();
+        (json, bundle)
+    };
+    let validator = |doc: SchemaDoc| jsonschema::validator_for(&doc.schema()).unwrap();
+    let (raised_state, raised_bundle) = docs(&raised);
+    let (passed_state, passed_bundle) = docs(&passed);
+    for (doc, is_state, accepts_raised) in [
+        (SchemaDoc::State, true, false),
+        (SchemaDoc::StateR2, true, false),
+        (SchemaDoc::StateR3, true, true),
+        (SchemaDoc::Bundle, false, false),
+        (SchemaDoc::BundleR2, false, false),
+        (SchemaDoc::BundleR3, false, true),
+    ] {
+        let v = validator(doc);
+        let (raised, passed) = if is_state {
+            (&raised_state, &passed_state)
+        } else {
+            (&raised_bundle, &passed_bundle)
+        };
+        assert_eq!(v.is_valid(raised), accepts_raised, "{}", doc.name());
+        assert!(v.is_valid(passed), "{}", doc.name());
+    }
+}
+
 /// D-R128: the state and bundle schemas' second revision (what `probity
 /// schema state` and `bundle` print) accepts the reasons v2 and v3 give
 /// and a repository policy's `policy_floor:<rule>`; the first revision,
@@ -151,6 +195,10 @@ fn the_second_schema_revision_accepts_every_reason() {
     let validator = |doc: SchemaDoc| jsonschema::validator_for(&doc.schema()).unwrap();
     let (state_r1, state_r2) = (validator(SchemaDoc::State), validator(SchemaDoc::StateR2));
     let (bundle_r1, bundle_r2) = (validator(SchemaDoc::Bundle), validator(SchemaDoc::BundleR2));
+    let (state_r3, bundle_r3) = (
+        validator(SchemaDoc::StateR3),
+        validator(SchemaDoc::BundleR3),
+    );
     for input in inputs {
         let record = ReviewState::start(input).unwrap().record().unwrap();
         let reasons = record.state().frozen().risk_reasons.clone();
@@ -160,6 +208,8 @@ fn the_second_schema_revision_accepts_every_reason() {
             serde_json::from_slice(&bundle.to_bytes().unwrap()).unwrap();
         assert!(state_r2.is_valid(&state), "{reasons:?}");
         assert!(bundle_r2.is_valid(&bundle), "{reasons:?}");
+        assert!(state_r3.is_valid(&state), "{reasons:?}");
+        assert!(bundle_r3.is_valid(&bundle), "{reasons:?}");
         assert!(!state_r1.is_valid(&state), "{reasons:?}");
         assert!(!bundle_r1.is_valid(&bundle), "{reasons:?}");
     }

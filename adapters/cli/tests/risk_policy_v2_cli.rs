@@ -271,17 +271,19 @@ fn a_record_stamped_with_policy_v2_cannot_bring_the_weaker_rating_back() {
     }
 }
 
-/// D-R128: `probity schema state` and `bundle` print their schemas' second
-/// revision, whose `RiskReason` accepts v3's reasons and
-/// `policy_floor:*`; `state-r1` and `bundle-r1` print the first revision
-/// byte for byte.
+/// D-R128: `probity schema state` and `bundle` print their schemas' newest
+/// revision (the third since D-R132), whose `RiskReason` accepts v3's
+/// reasons and `policy_floor:*`; `state-r1`, `bundle-r1`, `state-r2` and
+/// `bundle-r2` print the earlier revisions byte for byte.
 #[test]
 fn the_printed_schemas_accept_every_risk_reason() {
     use probity_core::review::{RISK_REASON_PATTERN_R2, SchemaDoc};
     let dir = tempfile::tempdir().unwrap();
     for (arg, doc) in [
-        ("state", SchemaDoc::StateR2),
-        ("bundle", SchemaDoc::BundleR2),
+        ("state", SchemaDoc::StateR3),
+        ("bundle", SchemaDoc::BundleR3),
+        ("state-r2", SchemaDoc::StateR2),
+        ("bundle-r2", SchemaDoc::BundleR2),
         ("state-r1", SchemaDoc::State),
         ("bundle-r1", SchemaDoc::Bundle),
     ] {

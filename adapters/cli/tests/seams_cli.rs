@@ -604,10 +604,12 @@ fn said_of(r: &Run) -> String {
     format!("{}{}", r.stdout, r.stderr)
 }
 
-/// Approves a review of `f`'s live medium change whose lens finds a
-/// blocker and whose correction writes `corrected` as `src/parser.rs`:
-/// the approved lineage.
-fn approved_with_correction(f: &Fixture, inputs: &Path, corrected: &str) -> String {
+/// A review of `f`'s live medium change whose lens finds a blocker and
+/// whose correction writes `corrected` as `src/parser.rs`, a line that
+/// makes the change high risk: the validation escalates it
+/// (`risk_raised_by_correction`, D-R132), telling the reason and the way
+/// on (a person's `probity recover`). Returns the lineage.
+fn escalated_by_its_correction(f: &Fixture, inputs: &Path, corrected: &str) -> String {
     let doc = |name: &str, text: &str| input(inputs, name, text);
     write_medium_change(f);
     let st = probity_ok(f.root(), &["start"]);
@@ -626,37 +628,36 @@ fn approved_with_correction(f: &Fixture, inputs: &Path, corrected: &str) -> Stri
     );
     f.write("src/parser.rs", corrected).unwrap();
     let v = doc("v.json", VALIDATION_PASS);
-    probity_ok(f.root(), &["finalize", "--lineage", &l, "--validation", &v]);
+    let validated = probity(f.root(), &["finalize", "--lineage", &l, "--validation", &v]);
+    assert_eq!(
+        validated.json["state"],
+        "escalated",
+        "{}",
+        said_of(&validated)
+    );
+    assert_eq!(
+        validated.json["escalation_reason"], "risk_raised_by_correction",
+        "{}",
+        validated.stdout
+    );
+    let text = probity_in(f.root())
+        .args(["status", "--lineage", &l])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("risk_raised_by_correction"), "{text}");
+    assert!(text.contains("probity recover"), "{text}");
+    // Evidence for it approves nothing: the escalation is final.
     let ev = doc("ev.txt", "tests passed\n");
-    let done = probity_ok(f.root(), &["finalize", "--lineage", &l, "--evidence", &ev]);
-    assert_eq!(done.json["state"], "approved", "{}", done.stdout);
+    let late = probity(f.root(), &["finalize", "--lineage", &l, "--evidence", &ev]);
+    assert_ne!(late.json["state"], "approved", "{}", said_of(&late));
     l
 }
 
-/// The push of a commit whose approved review's correction raised the
-/// tier is refused (`risk_raised_by_correction`) and names `recover`;
-/// the successor a person records re-freezes the tree at high, and once
-/// reviewed it lands. `imported_elsewhere`: a second clone's import of the
-/// review is refused too ([`import_elsewhere_is_refused`]).
-fn raised_tier_is_refused_until_a_successor_reviews_it(
-    f: &Fixture,
-    server: &Path,
-    inputs: &Path,
-    l: &str,
-    imported_elsewhere: bool,
-) {
-    let base = rev(f, server, "main");
-    let head = commit_all(f, "corrected");
-    let pushed = probity(f.root(), &["push", "origin", "HEAD:main"]);
-    assert_ne!(pushed.code, 0, "{}{}", pushed.stdout, pushed.stderr);
-    assert_eq!(rev(f, server, "main"), base, "main moved");
-    let said = said_of(&pushed);
-    assert!(said.contains("risk_raised_by_correction"), "{said}");
-    assert!(said.contains("high"), "the tier is named: {said}");
-    assert!(said.contains("probity recover"), "{said}");
-    if imported_elsewhere {
-        import_elsewhere_is_refused(f, inputs, l);
-    }
+/// The way on from [`escalated_by_its_correction`]: a person's
+/// authorized recovery re-freezes the corrected candidate at high, and
+/// once reviewed at that tier its commit lands on `server`'s main.
+fn reviewed_at_its_tier_it_lands(f: &Fixture, server: &Path, inputs: &Path, l: &str) {
     let st = probity_ok(f.root(), &["status", "--lineage", l]);
     let revision = string_at(&st.json, "store_revision");
     let successor = probity_ok(
@@ -668,24 +669,29 @@ fn raised_tier_is_refused_until_a_successor_reviews_it(
             "--expected-predecessor-revision",
             &revision,
             "--disposition",
-            "scope_changed",
+            "escalation_authorized",
             "--reason",
             "the correction made the change high risk",
             "--actor",
             "maintainer",
+            "--authorization",
+            "maintainer approved a review at high",
         ],
     );
     assert_eq!(successor.json["risk_level"], "high", "{}", successor.stdout);
     approve_started(f.root(), inputs, &successor.json);
+    let head = commit_all(f, "corrected");
     probity_ok(f.root(), &["push", "origin", "HEAD:main"]);
     assert_eq!(rev(f, server, "main"), Some(head));
 }
 
-/// A second clone of `f` refuses to import `l`'s review, whose correction
-/// raised its tier, by name and with the way out the server names, and
-/// writes nothing (D-R127).
-fn import_elsewhere_is_refused(f: &Fixture, inputs: &Path, l: &str) {
-    let bundle = inputs.join("raised.json");
+/// What an agent's older or patched Probity could still write for `l`:
+/// the record [`escalated_by_its_correction`] escalated, approved as if
+/// the correction had kept the tier. The server refuses its push by name
+/// (`risk_raised_by_correction`, D-R127) and main does not move.
+fn a_forged_approval_is_refused_at_the_server(f: &Fixture, server: &Path, inputs: &Path, l: &str) {
+    use probity_core::review::{Bundle, ReviewState};
+    let out = inputs.join("escalated.json");
     probity_ok(
         f.root(),
         &[
@@ -694,9 +700,51 @@ fn import_elsewhere_is_refused(f: &Fixture, inputs: &Path, l: &str) {
             "--lineage",
             l,
             "--out",
-            bundle.to_str().unwrap(),
+            out.to_str().unwrap(),
         ],
     );
+    let bundle = Bundle::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    let mut wire = serde_json::to_value(bundle.records[0].state()).unwrap();
+    wire["stage"]["state"] = "validating".into();
+    wire["stage"].as_object_mut().unwrap().remove("reason");
+    let validating: ReviewState = serde_json::from_value(wire).unwrap();
+    let approved = validating.accept_evidence(b"tests passed\n").unwrap();
+    let forged = Bundle::build(vec![approved.record().unwrap()], Vec::new()).unwrap();
+    std::fs::write(inputs.join("forged.json"), forged.to_bytes().unwrap()).unwrap();
+    // The reviewed (uncorrected) tree reaches the server as anyone can
+    // send a tree: on an unprotected branch.
+    f.git_in(
+        server,
+        &["config", "probity.protectedRefs", "refs/heads/main"],
+    )
+    .unwrap();
+    let reviewed = approved.snapshot().candidate_tree.to_string();
+    let wip = String::from_utf8(f.git(&["commit-tree", &reviewed, "-m", "wip"]).unwrap()).unwrap();
+    push(
+        f,
+        f.root(),
+        &["origin", &format!("{}:refs/heads/wip", wip.trim())],
+    )
+    .unwrap();
+    let base = rev(f, server, "main");
+    let head = commit_all(f, "corrected");
+    force_note(
+        f,
+        &head,
+        &String::from_utf8(forged.to_bytes().unwrap()).unwrap(),
+    );
+    let err = push_main_and_notes(f).unwrap_err();
+    assert!(err.contains("risk_raised_by_correction"), "{err}");
+    assert!(err.contains("probity recover"), "{err}");
+    assert_eq!(rev(f, server, "main"), base, "main moved");
+    f.git(&["reset", "-q", "--soft", "HEAD~1"]).unwrap();
+}
+
+/// A second clone of `f` refuses to import the forged approval
+/// [`a_forged_approval_is_refused_at_the_server`] wrote, by name and with
+/// the way on the server names, and writes nothing (D-R127).
+fn import_elsewhere_is_refused(f: &Fixture, inputs: &Path) {
+    let bundle = inputs.join("forged.json");
     let other = tempfile::tempdir().unwrap();
     let b = other.path().join("b");
     f.git(&[
@@ -705,16 +753,6 @@ fn import_elsewhere_is_refused(f: &Fixture, inputs: &Path, l: &str) {
         f.root().to_str().unwrap(),
         b.to_str().unwrap(),
     ])
-    .unwrap();
-    f.git_in(
-        &b,
-        &[
-            "fetch",
-            "-q",
-            "origin",
-            "refs/notes/probity:refs/notes/probity",
-        ],
-    )
     .unwrap();
     let before_import = store_snapshot_at(&b);
     let imported = probity(&b, &["bundle", "import", bundle.to_str().unwrap()]);
@@ -732,25 +770,27 @@ fn import_elsewhere_is_refused(f: &Fixture, inputs: &Path, l: &str) {
 }
 
 /// A correction may not raise the tier its review ran at (red team round
-/// 4, D-R127): a medium review whose correction turns a line into a
-/// process spawn (high: four lenses; under a policy, the maintainer's
-/// signature too) delivered a high-risk tree on a medium approval, since
-/// the tier was derived from the base to the initial candidate only. The
-/// server derives it from the base to the final candidate too.
+/// 4, D-R127, D-R132): a medium review whose correction turns a line into
+/// a process spawn (high: four lenses; under a policy, the maintainer's
+/// signature too) delivered a high-risk tree on a medium approval. The
+/// validation escalates it now; the server refuses an approval of it
+/// written anyway; the successor reviewed at high lands.
 #[test]
 fn a_correction_that_raises_the_risk_lands_only_after_a_review_at_its_tier() {
     let (f, _dir, server) = hooked_origin();
     let inputs = tempfile::tempdir().unwrap();
-    let l = approved_with_correction(
+    let l = escalated_by_its_correction(
         &f,
         inputs.path(),
         "// parser\nfn parse() {}\nfn more() { let _ = std::process::Command::new(\"sh\").status(); }\n",
     );
-    raised_tier_is_refused_until_a_successor_reviews_it(&f, &server, inputs.path(), &l, true);
+    a_forged_approval_is_refused_at_the_server(&f, &server, inputs.path(), &l);
+    import_elsewhere_is_refused(&f, inputs.path());
+    reviewed_at_its_tier_it_lands(&f, &server, inputs.path(), &l);
 }
 
 /// The same for the policy's floors: a correction that writes the
-/// policy's high-risk literal into the tree (D-R127).
+/// policy's high-risk literal into the tree (D-R127, D-R132).
 #[test]
 fn a_correction_under_a_policy_floor_lands_only_after_a_review_at_its_tier() {
     let f = parser_base();
@@ -763,12 +803,13 @@ fn a_correction_under_a_policy_floor_lands_only_after_a_review_at_its_tier() {
     commit_all(&f, "policy");
     let (_dir, server) = gated_origin(&f);
     let inputs = tempfile::tempdir().unwrap();
-    let l = approved_with_correction(
+    let l = escalated_by_its_correction(
         &f,
         inputs.path(),
         "// parser\nfn parse() {}\nfn more() { let _key = \"AKIA0000\"; }\n",
     );
-    raised_tier_is_refused_until_a_successor_reviews_it(&f, &server, inputs.path(), &l, false);
+    a_forged_approval_is_refused_at_the_server(&f, &server, inputs.path(), &l);
+    reviewed_at_its_tier_it_lands(&f, &server, inputs.path(), &l);
 }
 
 /// A commit the server already holds on an unprotected branch, reviewed

@@ -8,6 +8,8 @@ use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::finding::ValidatorResult;
 use crate::review::ids::{NonBlank, RepoPath, TreeId};
+use crate::review::risk::{RiskLevel, RiskPolicy, RiskReason, authored_lines};
+use crate::review::snapshot::ChangedFile;
 
 /// At most this many failed attempts; the next failure escalates.
 pub const MAX_FAILED_ATTEMPTS: usize = 3;
@@ -27,15 +29,33 @@ pub struct FixMeasurement {
     /// changes (golden and binary files included), a mode change alone one
     /// line; see [`FixMeasurement::of`].
     pub actual_lines: u64,
+    /// The risk tier of the whole change the fix leaves: the base to
+    /// `to_tree`, under the newest built-in policy and the base policy's
+    /// floors (D-R132). Above the tier the review ran at, the correction
+    /// escalates (`risk_raised_by_correction`).
+    pub tier: RiskLevel,
 }
 
 impl FixMeasurement {
     /// What a fix is charged (R6.4, R6.7: effects, never a number the
     /// fixer reports): every line each changed file's text diff changes —
     /// no golden rule, binary marker or attribute makes an edit free — and
-    /// a mode change alone (e.g. `chmod +x`) is one line.
-    pub fn of(files: Vec<crate::review::snapshot::ChangedFile>, to_tree: TreeId) -> FixMeasurement {
+    /// a mode change alone (e.g. `chmod +x`) is one line. `whole`: the
+    /// files Git lists from the base to `to_tree`, and `floor` the base
+    /// policy's floor reasons for them, which give [`FixMeasurement::tier`]
+    /// as every gate derives it.
+    pub fn of(
+        files: Vec<ChangedFile>,
+        to_tree: TreeId,
+        whole: &[ChangedFile],
+        floor: Vec<RiskReason>,
+    ) -> FixMeasurement {
+        let newest = RiskPolicy::newest();
         FixMeasurement {
+            tier: newest
+                .classify(whole, authored_lines(newest, whole))
+                .with_floor(floor)
+                .level(),
             actual_lines: files
                 .iter()
                 .map(|f| f.text_lines.max(u64::from(f.old_mode != f.new_mode)))

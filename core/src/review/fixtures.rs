@@ -197,6 +197,7 @@ pub fn fix(n: u32, lines: u64) -> FixMeasurement {
         to_tree: tree(&format!("{n:040x}")),
         paths: vec![path("src/token_cache.rs")],
         actual_lines: lines,
+        tier: crate::review::RiskLevel::Low,
     }
 }
 

@@ -314,6 +314,12 @@ impl ReviewState {
             } => NextTool::person(format!(
                 "the independent check failed, so this review escalated: a person decides how it goes on (fix the candidate, or leave it if the failure is not the change's), then, with their authorization, runs {recover}, which reviews the live candidate as the audited successor"
             )),
+            Stage::Escalated {
+                reason: Escalation::RiskRaisedByCorrection,
+                ..
+            } => NextTool::person(format!(
+                "the correction made the change a higher risk tier than its review ran at, so no approval covers it: a person decides, and with their authorization runs {recover}, which reviews the corrected candidate at its own tier as the audited successor"
+            )),
             Stage::Escalated { .. } => NextTool::person(format!(
                 "a person decides: with their authorization, they run {recover}, which reviews the live candidate as the audited successor"
             )),

@@ -54,6 +54,16 @@ impl RiskLevel {
             RiskLevel::High => "high",
         }
     }
+
+    /// The tier's order: low 0, medium 1, high 2 (a higher tier runs more
+    /// lenses and asks more signatures).
+    pub const fn rank(self) -> u8 {
+        match self {
+            RiskLevel::Low => 0,
+            RiskLevel::Medium => 1,
+            RiskLevel::High => 2,
+        }
+    }
 }
 
 /// Selects lenses for a risk level: low → none, medium → the focus lens,

@@ -45,7 +45,19 @@ pub enum SchemaDoc {
     /// The bundle's schema, second revision (D-R128): as
     /// [`SchemaDoc::Bundle`], with [`SchemaDoc::StateR2`]'s `RiskReason`.
     BundleR2,
+    /// The state record's schema, third revision (D-R132): as
+    /// [`SchemaDoc::StateR2`], its `EscalationReason` accepting
+    /// `risk_raised_by_correction`.
+    StateR3,
+    /// The bundle's schema, third revision (D-R132): as
+    /// [`SchemaDoc::BundleR2`], with [`SchemaDoc::StateR3`]'s
+    /// `EscalationReason`.
+    BundleR3,
 }
+
+/// The escalation reasons the third revisions added (D-R132): the first
+/// and second revisions, pinned by golden/, list every other one.
+const ESCALATION_REASONS_R3: [&str; 1] = ["risk_raised_by_correction"];
 
 /// The `RiskReason` pattern of the second schema revisions: every code
 /// [`crate::review::RiskReason`] parses. `adjacent_tokens:` splits at its
@@ -55,7 +67,7 @@ pub const RISK_REASON_PATTERN_R2: &str = "^(path_token:.+|adjacent_tokens:[^+]+\
 
 impl SchemaDoc {
     /// Every document kind, for tests and listings.
-    pub const ALL: [SchemaDoc; 11] = [
+    pub const ALL: [SchemaDoc; 13] = [
         SchemaDoc::Reviewer,
         SchemaDoc::Refuter,
         SchemaDoc::Validator,
@@ -67,6 +79,8 @@ impl SchemaDoc {
         SchemaDoc::Checks,
         SchemaDoc::StateR2,
         SchemaDoc::BundleR2,
+        SchemaDoc::StateR3,
+        SchemaDoc::BundleR3,
     ];
 
     /// The name used on the command line.
@@ -83,6 +97,8 @@ impl SchemaDoc {
             SchemaDoc::Checks => "checks",
             SchemaDoc::StateR2 => "state-r2",
             SchemaDoc::BundleR2 => "bundle-r2",
+            SchemaDoc::StateR3 => "state-r3",
+            SchemaDoc::BundleR3 => "bundle-r3",
         }
     }
 
@@ -100,6 +116,8 @@ impl SchemaDoc {
             SchemaDoc::Checks => "https://probity.dev/schemas/probity-checks/v1",
             SchemaDoc::StateR2 => "https://probity.dev/schemas/review-state-record/v1/r2",
             SchemaDoc::BundleR2 => "https://probity.dev/schemas/review-bundle/v2/r2",
+            SchemaDoc::StateR3 => "https://probity.dev/schemas/review-state-record/v1/r3",
+            SchemaDoc::BundleR3 => "https://probity.dev/schemas/review-bundle/v2/r3",
         }
     }
 
@@ -110,8 +128,8 @@ impl SchemaDoc {
             SchemaDoc::Refuter => generate::<RefuterResult>(),
             SchemaDoc::Validator => generate::<ValidatorResult>(),
             SchemaDoc::Receipt => generate::<Receipt>(),
-            SchemaDoc::State | SchemaDoc::StateR2 => generate::<StateRecord>(),
-            SchemaDoc::Bundle | SchemaDoc::BundleR2 => generate::<Bundle>(),
+            SchemaDoc::State | SchemaDoc::StateR2 | SchemaDoc::StateR3 => generate::<StateRecord>(),
+            SchemaDoc::Bundle | SchemaDoc::BundleR2 | SchemaDoc::BundleR3 => generate::<Bundle>(),
             SchemaDoc::Policy | SchemaDoc::PolicyV2 => {
                 generate::<crate::review::policy::PolicyDocument>()
             }
@@ -155,7 +173,8 @@ impl SchemaDoc {
                     json!(1),
                 );
             }
-            SchemaDoc::Receipt | SchemaDoc::State => {}
+            SchemaDoc::Receipt => {}
+            SchemaDoc::State => without_r3_escalations(&mut schema),
             SchemaDoc::Policy => {
                 set(
                     &mut schema,
@@ -184,10 +203,17 @@ impl SchemaDoc {
                     json!(crate::review::checks::CHECKS_SCHEMA),
                 );
             }
-            SchemaDoc::StateR2 => set_risk_reason_r2(&mut schema),
-            SchemaDoc::Bundle | SchemaDoc::BundleR2 => {
-                if self == SchemaDoc::BundleR2 {
+            SchemaDoc::StateR2 => {
+                set_risk_reason_r2(&mut schema);
+                without_r3_escalations(&mut schema);
+            }
+            SchemaDoc::StateR3 => set_risk_reason_r2(&mut schema),
+            SchemaDoc::Bundle | SchemaDoc::BundleR2 | SchemaDoc::BundleR3 => {
+                if self != SchemaDoc::Bundle {
                     set_risk_reason_r2(&mut schema);
+                }
+                if self != SchemaDoc::BundleR3 {
+                    without_r3_escalations(&mut schema);
                 }
                 set(&mut schema, "/properties/records", "minItems", json!(1));
                 set(
@@ -211,6 +237,21 @@ fn set_risk_reason_r2(schema: &mut Value) {
         "pattern",
         json!(RISK_REASON_PATTERN_R2),
     );
+}
+
+/// The first and second revisions' `EscalationReason`: without the
+/// reasons the third added (their bytes are pinned).
+fn without_r3_escalations(schema: &mut Value) {
+    if let Some(one_of) = schema
+        .pointer_mut("/$defs/EscalationReason/oneOf")
+        .and_then(Value::as_array_mut)
+    {
+        one_of.retain(|v| {
+            v.get("const")
+                .and_then(Value::as_str)
+                .is_none_or(|c| !ESCALATION_REASONS_R3.contains(&c))
+        });
+    }
 }
 
 fn generate<T: JsonSchema>() -> Value {

@@ -728,8 +728,22 @@ fn measure_fix<G: GitPort>(
         from: state.correction_from_tree(),
         to: &live.candidate_tree,
     })?;
+    // The whole change the fix leaves, base to the live tree, and the base
+    // policy's floors for it: core derives its tier, which may not exceed
+    // the review's (D-R132).
+    let base = &state.snapshot().base_tree;
+    let whole = git.diff_files(TreeSpan {
+        from: base,
+        to: &live.candidate_tree,
+    })?;
+    let floor = super::start::policy_floor(git, base, &whole)?;
     // Core's charging rule: every changed line, a mode change one line.
-    Ok(FixMeasurement::of(files, live.candidate_tree.clone()))
+    Ok(FixMeasurement::of(
+        files,
+        live.candidate_tree.clone(),
+        &whole,
+        floor,
+    ))
 }
 
 pub(super) fn commit<S: RecordStore>(

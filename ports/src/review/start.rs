@@ -1,6 +1,7 @@
 //! Creating lineages: `start`, `invalidate` and `recover` (audited
 //! successors), and keeping frozen trees alive.
 
+use probity_core::review::ChangedFile;
 use probity_core::review::Lens;
 use probity_core::review::MAX_DIFF_BYTES;
 use probity_core::review::PromptSet;
@@ -284,7 +285,7 @@ fn start_or_resume<G: GitPort + ExportGit, S: RecordStore + ChainStore + IndexSt
     }
     refuse_side_stepped_escalation(git, store, &snapshot)?;
 
-    let floor = policy_floor(git, &obs)?;
+    let floor = policy_floor(git, &obs.base_tree, &obs.changed)?;
     let snapshot = anchor_diff(git, snapshot)?;
     let state = ReviewState::start(start_input(&obs, snapshot, clock, focus, floor))?;
     let first = FirstRecord::check(state.record()?)?;
@@ -429,14 +430,15 @@ pub fn base_policy<G: GitPort + ?Sized>(
         })
 }
 
-/// The floor the base's policy gives the observed change (empty without a
-/// policy).
-fn policy_floor<G: GitPort + ?Sized>(
+/// The floor the policy of `base` gives `changed`, files from it (empty
+/// without a policy).
+pub(super) fn policy_floor<G: GitPort + ?Sized>(
     git: &G,
-    obs: &CandidateObservation,
+    base: &TreeId,
+    changed: &[ChangedFile],
 ) -> Result<Vec<RiskReason>, ReviewError> {
-    Ok(base_policy(git, &obs.base_tree)?
-        .map(|p| p.floor_reasons(&obs.changed))
+    Ok(base_policy(git, base)?
+        .map(|p| p.floor_reasons(changed))
         .unwrap_or_default())
 }
 
@@ -605,7 +607,7 @@ fn create_or_resume_successor<
         differing_paths: &differing,
         owned_by_chain,
     };
-    let floor = policy_floor(git, &obs)?;
+    let floor = policy_floor(git, &obs.base_tree, &obs.changed)?;
     // Eligibility first, so a refusal names its own reason rather than the
     // diff's size; then the anchor the successor freezes.
     successor(

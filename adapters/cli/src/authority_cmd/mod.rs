@@ -54,11 +54,19 @@ pub enum SchemaArg {
     Refuter,
     Validator,
     Receipt,
-    /// The state record (its schema's second revision, which accepts every
-    /// risk reason a built-in policy gives; D-R128).
+    /// The state record (its schema's third revision, which accepts every
+    /// risk reason a built-in policy gives, D-R128, and every escalation
+    /// reason, D-R132).
     State,
-    /// The bundle (its schema's second revision; D-R128).
+    /// The bundle (its schema's third revision; D-R132).
     Bundle,
+    /// The state record's schema, second revision (without the escalation
+    /// reason `risk_raised_by_correction`), kept byte for byte.
+    #[value(name = "state-r2")]
+    StateR2,
+    /// The bundle's schema, second revision, kept byte for byte.
+    #[value(name = "bundle-r2")]
+    BundleR2,
     /// The state record's schema as first printed (its `RiskReason` lists
     /// v1's reasons only), kept byte for byte.
     #[value(name = "state-r1")]
@@ -708,11 +716,13 @@ pub fn schema(out: Output, args: &SchemaArgs) -> Result<ExitCode, CliError> {
     let doc = match args.document {
         SchemaArg::Reviewer => SchemaDoc::Reviewer,
         SchemaArg::Receipt => SchemaDoc::Receipt,
-        SchemaArg::State => SchemaDoc::StateR2,
+        SchemaArg::State => SchemaDoc::StateR3,
+        SchemaArg::StateR2 => SchemaDoc::StateR2,
         SchemaArg::StateR1 => SchemaDoc::State,
         SchemaArg::Refuter => SchemaDoc::Refuter,
         SchemaArg::Validator => SchemaDoc::Validator,
-        SchemaArg::Bundle => SchemaDoc::BundleR2,
+        SchemaArg::Bundle => SchemaDoc::BundleR3,
+        SchemaArg::BundleR2 => SchemaDoc::BundleR2,
         SchemaArg::BundleR1 => SchemaDoc::Bundle,
         SchemaArg::Policy => SchemaDoc::Policy,
         SchemaArg::PolicyV2 => SchemaDoc::PolicyV2,

@@ -9,6 +9,7 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::GateProof;
 use probity_core::review::Lens;
 use probity_core::review::RiskLevel;
+use probity_core::review::{Escalation, EscalationReason};
 use probity_core::review::{LineageId, RepoPath};
 use probity_core::review::{NextInput, Predecessor};
 use probity_ports::review::{self as drivers, Applicability};
@@ -52,6 +53,9 @@ struct StatusAnswer<'a> {
     /// With `rebased`: the proof that carries the receipt to the live base.
     #[serde(skip_serializing_if = "Option::is_none")]
     proof: Option<&'a GateProof>,
+    /// Why an escalated lineage escalated (`finalize`'s field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    escalation_reason: Option<EscalationReason>,
     /// The command that continues from a final lineage, filled in.
     #[serde(skip_serializing_if = "Option::is_none")]
     recover_command: Option<String>,
@@ -262,6 +266,7 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
         predecessor: s.predecessor(),
         superseded_by: st.superseded_by.as_ref(),
         proof: st.proof.as_ref(),
+        escalation_reason: s.stage().escalation().map(Escalation::reason),
         recover_command: recover,
         next_transition,
     };
@@ -276,6 +281,9 @@ pub fn status(global: &GlobalArgs, out: Output, args: &StatusArgs) -> Result<Exi
             wire_name(st.applicability),
             st.record.revision()
         );
+        if let Some(r) = answer.escalation_reason {
+            t.push_str(&format!("  escalated: {} ({})\n", r.name(), r.explain()));
+        }
         if let Some(p) = &st.proof {
             t.push_str(&format!(
                 "  proof: rebased_onto (receipt base {}, live base {})\n",

@@ -756,14 +756,6 @@ pub enum DerivationError {
     },
 }
 
-fn rank(level: RiskLevel) -> u8 {
-    match level {
-        RiskLevel::Low => 0,
-        RiskLevel::Medium => 1,
-        RiskLevel::High => 2,
-    }
-}
-
 /// Re-derives what start froze for `record` from `changed`, the files
 /// Git lists between its base and initial candidate trees (with modes,
 /// line counts and leading content, as start observed them): the authored
@@ -796,7 +788,7 @@ pub fn check_derivation(
     let derived = newest
         .classify(changed, authored_lines(newest, changed))
         .level();
-    if rank(frozen.risk_level) < rank(derived) {
+    if frozen.risk_level.rank() < derived.rank() {
         return Err(DerivationError::RiskUnderstated {
             lineage,
             recorded: frozen.risk_level,
@@ -827,7 +819,7 @@ pub fn check_final_tier(
     let derived = newest
         .classify(changed, authored_lines(newest, changed))
         .level();
-    if rank(frozen) < rank(derived) {
+    if frozen.rank() < derived.rank() {
         return Err(DerivationError::RiskRaisedByCorrection {
             lineage: record.state.lineage_id.clone(),
             recorded: frozen,

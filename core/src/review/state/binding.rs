@@ -168,6 +168,12 @@ impl ReviewState {
             } => format!(
                 "the independent check failed, so this review escalated, and a person decides how it goes on (a new `probity start` over these paths is refused: it would open a fresh budget without them): fix the candidate (or leave it, if the failure is not the change's, a flaky check), then, with their authorization, {recover} reviews the live candidate as the audited successor"
             ),
+            Stage::Escalated {
+                reason: Escalation::RiskRaisedByCorrection,
+                ..
+            } => format!(
+                "the correction made the change a higher risk tier than its review ran at (more lenses, and under a policy more signatures), so no approval covers it: a person decides, and with their authorization {recover} reviews the corrected candidate at its own tier as the audited successor"
+            ),
             Stage::Escalated { .. } => format!(
                 "a person decides: with their authorization, {recover} reviews the live candidate as the audited successor"
             ),

@@ -22,6 +22,9 @@ pub enum EscalationReason {
     /// The independent check ran and failed: the final evidence reports a
     /// failure (R4.4). Evidence never approves by being present.
     EvidenceFailed,
+    /// The correction made the change a higher tier than the one its
+    /// review ran at (its lenses and signatures), D-R132.
+    RiskRaisedByCorrection,
 }
 
 impl EscalationReason {
@@ -34,6 +37,7 @@ impl EscalationReason {
             EscalationReason::AttemptsExhausted => "attempts_exhausted",
             EscalationReason::NoEditAttempt => "no_edit_attempt",
             EscalationReason::EvidenceFailed => "evidence_failed",
+            EscalationReason::RiskRaisedByCorrection => "risk_raised_by_correction",
         }
     }
 
@@ -52,6 +56,9 @@ impl EscalationReason {
             EscalationReason::AttemptsExhausted => "the third correction attempt failed",
             EscalationReason::NoEditAttempt => "a correction attempt edited nothing",
             EscalationReason::EvidenceFailed => "the independent check ran and failed",
+            EscalationReason::RiskRaisedByCorrection => {
+                "the correction made the change a higher risk tier than the one its review ran at"
+            }
         }
     }
 
@@ -64,6 +71,7 @@ impl EscalationReason {
                 | EscalationReason::BudgetExceeded
                 | EscalationReason::AttemptsExhausted
                 | EscalationReason::NoEditAttempt
+                | EscalationReason::RiskRaisedByCorrection
         )
     }
 }

@@ -369,6 +369,9 @@ pub enum Escalation {
         /// `EVIDENCE_DOMAIN` hash of the failing final evidence.
         evidence_hash: Sha256Digest,
     },
+    /// The last attempt left a change of a higher tier than the review
+    /// ran at (D-R132).
+    RiskRaisedByCorrection,
 }
 
 impl Escalation {
@@ -381,6 +384,7 @@ impl Escalation {
             Escalation::AttemptsExhausted => EscalationReason::AttemptsExhausted,
             Escalation::NoEditAttempt => EscalationReason::NoEditAttempt,
             Escalation::EvidenceFailed { .. } => EscalationReason::EvidenceFailed,
+            Escalation::RiskRaisedByCorrection => EscalationReason::RiskRaisedByCorrection,
         }
     }
 
@@ -392,7 +396,8 @@ impl Escalation {
             | Escalation::ForecastOverBudget { .. }
             | Escalation::BudgetExceeded
             | Escalation::AttemptsExhausted
-            | Escalation::NoEditAttempt => None,
+            | Escalation::NoEditAttempt
+            | Escalation::RiskRaisedByCorrection => None,
         }
     }
 }

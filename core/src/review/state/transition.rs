@@ -222,6 +222,10 @@ impl ReviewState {
             escalate(Escalation::NoEditAttempt)
         } else if correction.charged_lines() > self.frozen.correction_budget {
             escalate(Escalation::BudgetExceeded)
+        } else if fix.tier.rank() > self.frozen.risk_level.rank() {
+            // Its lenses ran and its signatures are asked at the frozen
+            // tier: what a correction leaves may not need more (D-R132).
+            escalate(Escalation::RiskRaisedByCorrection)
         } else if passed {
             Stage::Validating {
                 judgment: judgment.clone(),
@@ -745,7 +749,8 @@ pub fn check_successor(prev: &ReviewState, next: &ReviewState) -> Result<(), Tra
                     reason:
                         Escalation::BudgetExceeded
                         | Escalation::AttemptsExhausted
-                        | Escalation::NoEditAttempt,
+                        | Escalation::NoEditAttempt
+                        | Escalation::RiskRaisedByCorrection,
                     ..
                 } => appended(a, b, *forecast),
                 Reviewing

@@ -173,7 +173,8 @@ impl ReviewState {
                     reason @ (Escalation::ForecastOverBudget { .. }
                     | Escalation::BudgetExceeded
                     | Escalation::AttemptsExhausted
-                    | Escalation::NoEditAttempt),
+                    | Escalation::NoEditAttempt
+                    | Escalation::RiskRaisedByCorrection),
                 ..
             } => {
                 let Some(c) = correction else {
@@ -190,6 +191,12 @@ impl ReviewState {
                     }
                     Escalation::NoEditAttempt => {
                         c.attempts.last().is_some_and(|a| a.from_tree == a.to_tree)
+                    }
+                    // The tier is the trees' (a gate re-derives it): the
+                    // record shows an attempt that edited, within budget.
+                    Escalation::RiskRaisedByCorrection => {
+                        charged <= budget
+                            && c.attempts.last().is_some_and(|a| a.from_tree != a.to_tree)
                     }
                     // Matched by the arms above.
                     Escalation::FindingEscalated | Escalation::EvidenceFailed { .. } => false,

@@ -146,6 +146,7 @@ impl From<Stage> for StageWire {
                         | Escalation::BudgetExceeded
                         | Escalation::AttemptsExhausted
                         | Escalation::NoEditAttempt
+                        | Escalation::RiskRaisedByCorrection
                         | Escalation::EvidenceFailed { .. } => None,
                     };
                     CorrectionWire::of(c, forecast)
@@ -253,6 +254,10 @@ impl TryFrom<StageWire> for Stage {
                     (EscalationReason::NoEditAttempt, None) => {
                         (Escalation::NoEditAttempt, settled(correction, "escalated")?)
                     }
+                    (EscalationReason::RiskRaisedByCorrection, None) => (
+                        Escalation::RiskRaisedByCorrection,
+                        settled(correction, "escalated")?,
+                    ),
                 };
                 Stage::Escalated {
                     judgment,
