@@ -76,6 +76,9 @@ impl Incoming {
             if !is_pack && !is_fanout {
                 continue;
             }
+            // The directory is made once, when its first object moves
+            // (one `mkdir` per directory, not per object).
+            let mut dir_made = false;
             for file in std::fs::read_dir(entry.path())? {
                 let file = file?;
                 let to = to_dir.join(file.file_name());
@@ -83,12 +86,12 @@ impl Incoming {
                     later.push((file.path(), to));
                     continue;
                 }
-                move_object(&file.path(), &to_dir, &to, &mode)?;
+                move_object(&file.path(), &to_dir, &to, &mode, &mut dir_made)?;
             }
         }
         for (from, to) in later {
             let dir = to.parent().map(Path::to_path_buf).unwrap_or_default();
-            move_object(&from, &dir, &to, &mode)?;
+            move_object(&from, &dir, &to, &mode, &mut false)?;
         }
         drop(self.dir);
         Ok(())
@@ -96,20 +99,25 @@ impl Incoming {
 }
 
 /// Renames `from` to `to`, making `dir` (with the object store's
-/// permissions) first when needed; an existing `to` is kept.
+/// permissions) first unless `dir_made` says it was; an existing `to` is
+/// kept.
 fn move_object(
     from: &Path,
     dir: &Path,
     to: &Path,
     mode: &std::fs::Permissions,
+    dir_made: &mut bool,
 ) -> Result<(), GitError> {
     if std::fs::symlink_metadata(to).is_ok() {
         return Ok(());
     }
-    match std::fs::create_dir(dir) {
-        Ok(()) => std::fs::set_permissions(dir, mode.clone())?,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e.into()),
+    if !*dir_made {
+        match std::fs::create_dir(dir) {
+            Ok(()) => std::fs::set_permissions(dir, mode.clone())?,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e.into()),
+        }
+        *dir_made = true;
     }
     std::fs::rename(from, to)?;
     Ok(())
