@@ -493,10 +493,17 @@ fn schema_bundle_is_printed() {
     let r = probity(s.f.root(), &["schema", "bundle"]);
     assert_eq!(r.code, 0);
     // v2 reads v1: the same document, plus the evidence a v2 carries;
-    // printed in the schema's second revision (every risk reason, D-R128),
-    // the first still printed by its own name.
+    // printed in the schema's newest revision (every risk reason, D-R128;
+    // every escalation reason, D-R132), the earlier ones still printed by
+    // their own names.
     assert_eq!(
         r.json["$id"],
+        "https://probity.dev/schemas/review-bundle/v2/r3"
+    );
+    let second = probity(s.f.root(), &["schema", "bundle-r2"]);
+    assert_eq!(second.code, 0, "{}", second.stderr);
+    assert_eq!(
+        second.json["$id"],
         "https://probity.dev/schemas/review-bundle/v2/r2"
     );
     let first = probity(s.f.root(), &["schema", "bundle-r1"]);
