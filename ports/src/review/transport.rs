@@ -106,6 +106,11 @@ impl TransportError {
             TransportError::Derivation(_) => Some("derivation_mismatch"),
             TransportError::ObjectsMissing { .. } => Some("objects_missing"),
             TransportError::Conflict { .. } => Some("import_conflict"),
+            TransportError::Review(ReviewError::Repository(e))
+                if super::error::diff_too_large(e.as_ref()).is_some() =>
+            {
+                Some("diff_too_large")
+            }
             TransportError::Review(_) => None,
         }
     }
@@ -611,6 +616,11 @@ where
             // delivers: a successor re-freezes it (D-R127).
             TransportError::Derivation(DerivationError::RiskRaisedByCorrection { .. }) => {
                 read.policy_refused(number, code, at(&e), "recover");
+            }
+            // Over the bound on diff work (D-R130): fewer commits per
+            // push, or a smaller change.
+            _ if code == "diff_too_large" => {
+                read.repository_refused_with(number, code, at(&e), "check_range")
             }
             _ => read.repository_refused(number, code, at(&e)),
         }
