@@ -130,7 +130,23 @@ fn a_bundle_spanning_a_file_over_the_bound_is_denied_by_name() {
     let err = push_main_and_notes(&f).unwrap_err();
     assert!(err.contains("DENY: diff_too_large"), "{err}");
     assert!(err.contains("big.txt"), "{err}");
-    assert_eq!(rev(&f, &server, "main"), Some(tip));
+    assert_eq!(rev(&f, &server, "main").as_deref(), Some(tip.as_str()));
+    // Both CI forms, over the same notes, deny it the same way.
+    let range = format!("{tip}..{commit}");
+    let ci = [
+        pre_receive_args(&range, "refs/heads/main").to_vec(),
+        notes_pre_pr_args(&tip, &["--head", &commit]),
+    ];
+    for args in ci {
+        let r = probity(f.root(), &args);
+        assert_eq!(r.code, 1, "{args:?}: {}{}", r.stdout, r.stderr);
+        assert_eq!(r.json["reason_code"], "diff_too_large", "{}", r.stdout);
+        assert!(
+            r.json["message"].as_str().unwrap().contains("big.txt"),
+            "{}",
+            r.stdout
+        );
+    }
 }
 
 #[test]

@@ -17,7 +17,9 @@ use super::*;
 
 /// Core's refusal of a diff over its bound on diff work (D-R130) that a
 /// driver's error carries, wherever in its chain of sources.
-pub fn diff_too_large<'a>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a DiffTooLarge> {
+pub(crate) fn diff_too_large<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a DiffTooLarge> {
     let mut at = Some(e);
     while let Some(e) = at {
         if let Some(d) = e.downcast_ref::<DiffTooLarge>() {

@@ -27,7 +27,7 @@ mod traits;
 mod transport;
 
 pub use discover::index_rebase_delta;
-pub use error::{NamedInput, ReviewError, diff_too_large};
+pub use error::{NamedInput, ReviewError};
 pub use finalize::{
     DisputeInput, EvidenceInput, EvidenceTarget, FinalizeInput, Finalized, LensResultInput,
     SubmitInput, SubmittedResult, check_evidence_lands, dispute, evidence_tree, finalize,
