@@ -17,11 +17,14 @@ use crate::Repo;
 use crate::candidate::RawEntry;
 use crate::cmd::GitError;
 
-/// The run's diff work and each charged pair's answer.
+/// The run's diff work, each charged pair's answer, and the diff lines of
+/// each pair of blobs counted (read once per run, however many pairs of
+/// trees hold them).
 #[derive(Debug, Default)]
 pub(crate) struct Bound {
     work: DiffWork<(String, String)>,
     answers: HashMap<(String, String), Option<DiffTooLarge>>,
+    counted: HashMap<(String, String), u64>,
 }
 
 /// What the bound says of a pair of trees.
@@ -81,11 +84,22 @@ impl Repo {
                 key: (o.to_string(), n.to_string()),
             })
             .collect();
-        let answer = bound
-            .work
-            .charge(files, |(o, n)| self.diff_lines_of(o, n))?
+        let Bound {
+            work,
+            answers,
+            counted,
+        } = &mut *bound;
+        let answer = work
+            .charge(files, |blobs| match counted.get(blobs) {
+                Some(n) => Ok::<u64, GitError>(*n),
+                None => {
+                    let n = self.diff_lines_of(&blobs.0, &blobs.1)?;
+                    counted.insert(blobs.clone(), n);
+                    Ok(n)
+                }
+            })?
             .err();
-        bound.answers.insert(key, answer.clone());
+        answers.insert(key, answer.clone());
         match answer {
             Some(e) => Err(GitError::DiffTooLarge(e)),
             None => Ok(Charged::Within),
