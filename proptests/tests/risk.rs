@@ -187,15 +187,16 @@ fn split_lines(bytes: &[u8]) -> Vec<&[u8]> {
 /// common ones at the start set aside, then the common ones at the end.
 fn naive_diff_lines(old: &[u8], new: &[u8]) -> u64 {
     let (a, b) = (split_lines(old), split_lines(new));
-    let lead = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    let (a, b) = (&a[lead..], &b[lead..]);
-    let tail = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    (a.len() - tail + b.len() - tail) as u64
+    let mut lead = 0;
+    while lead < a.len() && lead < b.len() && a[lead] == b[lead] {
+        lead += 1;
+    }
+    let (mut i, mut j) = (a.len(), b.len());
+    while i > lead && j > lead && a[i - 1] == b[j - 1] {
+        i -= 1;
+        j -= 1;
+    }
+    (i - lead + j - lead) as u64
 }
 
 /// Short texts over a few bytes, newlines among them.
