@@ -188,3 +188,47 @@ fn a_push_over_the_total_is_denied_and_lands_in_steps() {
         made.last().map(String::as_str)
     );
 }
+
+#[test]
+fn lines_appended_to_a_note_cannot_spend_the_budget_of_its_delivery() {
+    // An honest commit's note, with bundles anyone could append placed
+    // before its own line: each spans another pair of trees the server
+    // holds (under a tag, unprotected), together exactly the check's
+    // limit. The commit's own delivery is charged first, so it lands.
+    let n = 150_000;
+    let (f, _dir, server) = served_with("deps.lock", &lockfile(n));
+    let inputs = tempfile::tempdir().unwrap();
+    f.git(&["checkout", "-q", "-b", "junk"]).unwrap();
+    let mut lines: Vec<String> = lockfile(n).lines().map(|l| format!("{l}\n")).collect();
+    let mut junk = Vec::new();
+    let full = (MAX_DIFF_LINES_PER_CHECK / (2 * n as u64)) as usize;
+    for k in 0..=full {
+        // Both ends (300,000 diff lines), then one commit of the rest
+        // (the first line and the 50,000th: 100,000).
+        let last = if k < full { n - 1 } else { 49_999 };
+        for i in [0, last] {
+            lines[i] = format!("pkg-{i:07} 3.{k:03}\n");
+        }
+        f.write("deps.lock", lines.concat()).unwrap();
+        junk.push(commit_all(&f, &format!("junk {k}")));
+    }
+    f.git(&["tag", "junk"]).unwrap();
+    f.git(&["push", "-q", "--no-verify", "origin", "refs/tags/junk"])
+        .unwrap();
+    f.git(&["checkout", "-q", "main"]).unwrap();
+    f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
+        .unwrap();
+    approve_live(f.root(), inputs.path());
+    let honest = commit_all(&f, "honest");
+    probity_ok(f.root(), &["publish"]);
+    let mut note: Vec<u8> = Vec::new();
+    for c in &junk {
+        note.extend(support::forged::low_v1_bundle(&f, c, |_, _| {
+            RiskAssessment::new(RiskLevel::Low, vec![RiskReason::DocsOnly]).unwrap()
+        }));
+    }
+    note.extend(support::transport::note(&f, f.root(), &honest).unwrap());
+    set_note(&f, f.root(), &honest, &note, inputs.path());
+    push_main_and_notes(&f).unwrap();
+    assert_eq!(rev(&f, &server, "main").as_deref(), Some(honest.as_str()));
+}
