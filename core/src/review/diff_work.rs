@@ -88,7 +88,7 @@ fn middles<'a>(old: &'a [u8], new: &'a [u8]) -> (&'a [u8], &'a [u8]) {
 pub enum DiffTooLarge {
     /// One file has more diff lines than a file may.
     #[error(
-        "{path} has {lines} diff lines (the lines of both sides between their common first and last lines), over the {limit}-line limit for one file; git was not asked to diff it"
+        "{path} has {lines} diff lines (the lines of both sides between their common first and last lines), over the {limit}-line limit for one file (D-R130)"
     )]
     File {
         /// The file's path.
@@ -101,7 +101,7 @@ pub enum DiffTooLarge {
     /// The check would diff more lines in all than a check may; `path` is
     /// the file of the diff that would pass the limit with the most lines.
     #[error(
-        "diffing {path} and the rest of its change brings this check to {lines} diff lines, over the {limit}-line limit for one check; git was not asked to diff it"
+        "diffing {path} and the rest of its change brings this check to {lines} diff lines, over the {limit}-line limit for one check (D-R130)"
     )]
     Check {
         /// The largest file of the diff refused.
