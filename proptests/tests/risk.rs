@@ -176,3 +176,64 @@ proptest! {
         prop_assert!(rank(v3) >= rank(v2), "v2 {v2:?}, v3 {v3:?}");
     }
 }
+
+/// The lines of `bytes`, each with its newline (a last line without one
+/// is a line).
+fn split_lines(bytes: &[u8]) -> Vec<&[u8]> {
+    bytes.split_inclusive(|b| *b == b'\n').collect()
+}
+
+/// The diff lines of D-R130 counted the plain way: whole lines, the
+/// common ones at the start set aside, then the common ones at the end.
+fn naive_diff_lines(old: &[u8], new: &[u8]) -> u64 {
+    let (a, b) = (split_lines(old), split_lines(new));
+    let mut lead = 0;
+    while lead < a.len() && lead < b.len() && a[lead] == b[lead] {
+        lead += 1;
+    }
+    let (mut i, mut j) = (a.len(), b.len());
+    while i > lead && j > lead && a[i - 1] == b[j - 1] {
+        i -= 1;
+        j -= 1;
+    }
+    (i - lead + j - lead) as u64
+}
+
+/// Short texts over a few bytes, newlines among them.
+fn lines_text() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(prop::sample::select(vec![b'a', b'b', b'\n']), 0..40)
+}
+
+proptest! {
+    /// Core's diff lines (D-R130) are the plain count of whole lines
+    /// between the common first and last lines, whatever the two sides
+    /// share (also with common lines put around both).
+    #[test]
+    fn diff_lines_are_the_naive_count(
+        old in lines_text(),
+        new in lines_text(),
+        head in lines_text(),
+        tail in lines_text(),
+    ) {
+        use probity_core::review::diff_lines;
+        prop_assert_eq!(diff_lines(&old, &new), naive_diff_lines(&old, &new));
+        prop_assert_eq!(diff_lines(&old, &new), diff_lines(&new, &old));
+        prop_assert_eq!(diff_lines(&old, &old), 0);
+        // Common whole lines before, common bytes after.
+        let mut head = head;
+        if head.last().is_some_and(|b| *b != b'\n') {
+            head.push(b'\n');
+        }
+        let wrap = |s: &[u8]| {
+            let mut v = head.clone();
+            v.extend_from_slice(s);
+            if !v.is_empty() && v.last() != Some(&b'\n') {
+                v.push(b'\n');
+            }
+            v.extend_from_slice(&tail);
+            v
+        };
+        let (o, n) = (wrap(&old), wrap(&new));
+        prop_assert_eq!(diff_lines(&o, &n), naive_diff_lines(&o, &n));
+    }
+}

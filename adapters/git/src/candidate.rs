@@ -671,6 +671,9 @@ impl Repo {
                 .collect();
             self.blob_heads(&blobs)?
         };
+        // Core's bound on diff work, before git diffs anything more
+        // (D-R130); the sizes were checked above.
+        self.charge_diff(from.as_str(), to.as_str(), &raw)?;
         let rows = match numstat {
             Some(out) => self.numstat_rows(from, to, out, true)?,
             None => self.numstat(from, to)?,

@@ -104,6 +104,10 @@ pub enum GitError {
         /// The limit in bytes.
         limit: u64,
     },
+    /// A diff over core's bound on diff work (D-R130), refused before git
+    /// diffed it.
+    #[error("{0}")]
+    DiffTooLarge(#[source] probity_core::review::DiffTooLarge),
     /// An I/O error on git's pipes or while waiting for it to exit.
     #[error("I/O error while talking to git: {0}")]
     Io(#[from] std::io::Error),

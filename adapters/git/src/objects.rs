@@ -289,6 +289,8 @@ pub(crate) struct DiffMemo {
 pub(crate) struct Shared {
     reader: Mutex<ObjectReader>,
     diffs: Mutex<DiffMemo>,
+    /// The run's diff work under core's bound ([`crate::bound`]).
+    pub(crate) diff_bound: Mutex<crate::bound::Bound>,
     /// HEAD's tree as discovery read it, for the first base-tree read
     /// ([`Repo::discover_reading_head`]).
     head_tree: Mutex<Option<probity_core::review::TreeId>>,
@@ -566,9 +568,11 @@ impl Repo {
 
     /// Announces tree pairs whose raw diff and numstat will be asked: both
     /// are computed for every pair whose trees are here in one `git
-    /// diff-tree --stdin` each, and kept. A pair with a tree missing is
-    /// left for its own process (which reports it); a failure of the batch
-    /// only leaves the memo unfilled.
+    /// diff-tree --stdin` each, and kept; the numstat only for the pairs
+    /// core's bound on diff work takes ([`crate::bound`], D-R130), charged
+    /// in the order announced. A pair with a tree missing is left for its
+    /// own process (which reports it); a failure of the batch only leaves
+    /// the memo unfilled.
     pub fn prefetch_diffs(&self, pairs: &[(String, String)]) -> Result<(), GitError> {
         self.prefetch(pairs, &[DiffKind::Raw, DiffKind::Numstat])
     }
@@ -611,7 +615,7 @@ impl Repo {
             .collect();
         let found = self.reader_batch("info", &ids, 0)?;
         let is_tree = |k: usize| matches!(&found.get(k), Some(Some((i, _, _))) if i.kind == "tree" && i.oid == ids[k]);
-        let todo: Vec<(String, String)> = asked
+        let mut todo: Vec<(String, String)> = asked
             .iter()
             .enumerate()
             .filter(|(k, _)| is_tree(2 * k) && is_tree(2 * k + 1))
@@ -625,6 +629,19 @@ impl Repo {
             input.extend_from_slice(format!("{from} {to}\n").as_bytes());
         }
         for &kind in kinds {
+            if kind == DiffKind::Numstat {
+                // Only the pairs within core's bound on diff work (their
+                // raw diffs known now, from the batch before): a pair
+                // refused is never diffed, and says so when it is asked.
+                todo.retain(|(from, to)| self.within_bound(from, to));
+                if todo.is_empty() {
+                    break;
+                }
+                input = todo
+                    .iter()
+                    .flat_map(|(from, to)| format!("{from} {to}\n").into_bytes())
+                    .collect();
+            }
             let mut args: Vec<&str> = kind.args().to_vec();
             args.push("--stdin");
             let Ok(out) = self.run_with(&args, &[], Some(&input)) else {
@@ -641,6 +658,25 @@ impl Repo {
             }
         }
         Ok(())
+    }
+
+    /// Whether the pair may be diffed in a batch: its raw diff parses and
+    /// core's bound charges it within (anything else is left for the pair's
+    /// own ask, which reports it).
+    fn within_bound(&self, from: &str, to: &str) -> bool {
+        let (Ok(f), Ok(t)) = (
+            probity_core::review::TreeId::parse(from),
+            probity_core::review::TreeId::parse(to),
+        ) else {
+            return false;
+        };
+        let Ok(raw) = self.raw_diff(&f, &t) else {
+            return false;
+        };
+        matches!(
+            self.charge_diff(from, to, &raw),
+            Ok(crate::bound::Charged::Within)
+        )
     }
 }
 

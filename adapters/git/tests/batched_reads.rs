@@ -133,3 +133,65 @@ fn one_search_names_what_a_search_per_needle_names() {
         rev(&f, "HEAD^{tree}")
     );
 }
+
+/// `n` lines of `a` or `b` (every other pair flipped by `seed`'s bits).
+fn ab(n: usize, seed: u64) -> String {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if (x >> 33) & 1 == 0 { "a\n" } else { "b\n" }
+        })
+        .collect()
+}
+
+#[test]
+fn a_pair_over_the_diff_bound_is_refused_announced_or_not_and_the_others_are_served() {
+    use probity_core::review::{DiffTooLarge, MAX_DIFF_LINES_PER_FILE};
+    let n = MAX_DIFF_LINES_PER_FILE as usize / 2 + 10_000;
+    let f = Fixture::new().unwrap();
+    f.write("big.txt", ab(n, 1)).unwrap();
+    f.write(
+        "lock.txt",
+        (0..n).map(|i| format!("{i}\n")).collect::<String>(),
+    )
+    .unwrap();
+    f.commit_all("one").unwrap();
+    // One line of the large file changed: two diff lines.
+    f.write(
+        "lock.txt",
+        (0..n)
+            .map(|i| format!("{}\n", i + usize::from(i == n / 2)))
+            .collect::<String>(),
+    )
+    .unwrap();
+    f.commit_all("two").unwrap();
+    f.write("big.txt", ab(n, 2)).unwrap();
+    f.commit_all("three").unwrap();
+    let t: Vec<TreeId> = ["HEAD~2^{tree}", "HEAD~1^{tree}", "HEAD^{tree}"]
+        .iter()
+        .map(|r| TreeId::parse(rev(&f, r)).unwrap())
+        .collect();
+    let plain = f.repo().unwrap();
+    let batched = f.repo().unwrap();
+    batched
+        .prefetch_diffs(&[
+            (t[0].to_string(), t[1].to_string()),
+            (t[1].to_string(), t[2].to_string()),
+        ])
+        .unwrap();
+    for repo in [&plain, &batched] {
+        let lines = repo.diff_files(&t[0], &t[1]).unwrap();
+        assert_eq!(lines.len(), 1);
+        assert_eq!(lines[0].text_lines, 2);
+        match repo.diff_files(&t[1], &t[2]) {
+            Err(probity_git::GitError::DiffTooLarge(DiffTooLarge::File { path, lines, limit })) => {
+                assert_eq!(path, "big.txt");
+                assert!(lines > limit, "{lines}");
+            }
+            other => panic!("diff_too_large, not {other:?}"),
+        }
+    }
+}

@@ -15,6 +15,7 @@ pub(crate) mod bundle;
 pub(crate) mod causality;
 pub(crate) mod checks;
 pub(crate) mod correction;
+pub(crate) mod diff_work;
 pub(crate) mod dsse;
 pub(crate) mod evidence;
 pub(crate) mod export;
@@ -88,6 +89,10 @@ pub use checks::{
 pub use correction::{
     Attempt, Correction, FIX_DELTA_DOMAIN, FixMeasurement, MAX_FAILED_ATTEMPTS, ValidationRecord,
     empty_fix_delta, fix_delta_hash,
+};
+pub use diff_work::{
+    DiffTooLarge, DiffWork, InPlaceFile, MAX_DIFF_LINES_PER_CHECK, MAX_DIFF_LINES_PER_FILE,
+    diff_lines,
 };
 pub use dsse::{
     Envelope, EnvelopeError, EnvelopeSignature, MAX_ENVELOPE_BYTES, MAX_SIGNATURES, NAMESPACE,

@@ -2,6 +2,7 @@
 
 use probity_core::digest::Sha256Digest;
 use probity_core::review::CommandEvidenceError;
+use probity_core::review::DiffTooLarge;
 use probity_core::review::ErrorClass;
 use probity_core::review::ExportError;
 use probity_core::review::PlacementError;
@@ -13,6 +14,21 @@ use probity_core::review::{CommitId, LineageId, RepoPath, TreeId};
 use probity_core::review::{PreflightError, StateError, TransitionError};
 
 use super::*;
+
+/// Core's refusal of a diff over its bound on diff work (D-R130) that a
+/// driver's error carries, wherever in its chain of sources.
+pub(crate) fn diff_too_large<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a DiffTooLarge> {
+    let mut at = Some(e);
+    while let Some(e) = at {
+        if let Some(d) = e.downcast_ref::<DiffTooLarge>() {
+            return Some(d);
+        }
+        at = e.source();
+    }
+    None
+}
 
 /// A named input document (a path, for messages).
 #[derive(Debug, Clone)]
@@ -326,6 +342,9 @@ impl ReviewError {
     pub fn classify(&self) -> (ErrorClass, &'static str) {
         use ErrorClass::*;
         match self {
+            ReviewError::Repository(e) if diff_too_large(e.as_ref()).is_some() => {
+                (RejectedInput, "diff_too_large")
+            }
             ReviewError::Repository(_) => (Repository, "repository_error"),
             ReviewError::Artifacts(_) => (Io, "artifact_io"),
             ReviewError::Store(s) => s.classify(),

@@ -83,7 +83,10 @@ pub trait GitPort {
     /// path, so no reviewed delta can equal this one.
     fn tree_delta(&self, span: TreeSpan<'_>) -> Result<Option<Vec<DeltaEntry>>, AdapterError>;
     /// The changed files between two trees, with modes, line counts and
-    /// leading content (what a fix is measured with).
+    /// leading content (what a fix is measured with). An adapter whose
+    /// line counts cost a line diff refuses a pair over core's bound on
+    /// diff work before diffing it, with [`probity_core::review::DiffTooLarge`]
+    /// in its error's chain of sources (`diff_too_large`, D-R130).
     fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError>;
     /// The new-side hunks of one path between two trees (`diff -U0`).
     fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError>;

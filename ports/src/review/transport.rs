@@ -106,6 +106,11 @@ impl TransportError {
             TransportError::Derivation(_) => Some("derivation_mismatch"),
             TransportError::ObjectsMissing { .. } => Some("objects_missing"),
             TransportError::Conflict { .. } => Some("import_conflict"),
+            TransportError::Review(ReviewError::Repository(e))
+                if super::error::diff_too_large(e.as_ref()).is_some() =>
+            {
+                Some("diff_too_large")
+            }
             TransportError::Review(_) => None,
         }
     }
@@ -612,6 +617,11 @@ where
             TransportError::Derivation(DerivationError::RiskRaisedByCorrection { .. }) => {
                 read.policy_refused(number, code, at(&e), "recover");
             }
+            // Over the bound on diff work (D-R130): fewer commits per
+            // push, or a smaller change.
+            _ if code == "diff_too_large" => {
+                read.repository_refused_with(number, code, at(&e), "check_range")
+            }
             _ => read.repository_refused(number, code, at(&e)),
         }
         return Ok(());
@@ -742,19 +752,26 @@ where
 
 /// Announces to `git` ([`ExportGit::announce_diffs`]) the tree pairs the
 /// verification of every bundle the notes hold for `commits` will diff:
-/// each record's base and candidate trees and its base and final candidate.
-/// A hint only: a note or line that does not parse is left to the import,
-/// which refuses it.
+/// each record's base and candidate trees, and its leaf's base and final
+/// candidate. A hint only: a note or line that does not parse is left to
+/// the import, which refuses it.
+///
+/// The order is the one the bound on diff work charges them in (D-R130):
+/// each commit's own delivery (its parent's tree and its tree) first, then
+/// the bundles in the order the import ranks them ([`import_rank`]), so
+/// lines anyone may append to a note (an approval of other trees, an
+/// unfinished review) cannot spend the run's diff work before the
+/// approval of what a commit delivers.
 fn announce_note_diffs<G>(
     git: &G,
     notes: &CommitId,
     commits: &[CommitId],
 ) -> Result<(), TransportError>
 where
-    G: ExportGit + NotesGit,
+    G: CommitGit + RangeGit + ExportGit + NotesGit,
 {
-    let mut pairs: Vec<(TreeId, TreeId)> = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
+    // (the charging order: 0 a commit's delivery, 1 + the bundle's rank)
+    let mut ranked: Vec<(usize, (TreeId, TreeId))> = Vec::new();
     for commit in commits {
         let Some(bytes) = git.read_note(notes, commit, MAX_NOTE_BYTES)? else {
             continue;
@@ -762,20 +779,34 @@ where
         let Ok(lines) = note_lines(&bytes) else {
             continue;
         };
+        let delivered = super::replay::delivered_trees(git, commit)?;
+        let delivers = delivered.as_ref().map(|(base, tree)| (base, tree));
         for line in lines {
             let Ok(b) = Bundle::from_bytes(line) else {
                 continue;
             };
-            for record in &b.records {
+            let rank = 1 + import_rank(&b, delivers);
+            for (i, record) in b.records.iter().enumerate() {
                 let s = record.state();
                 let base = &s.snapshot().base_tree;
-                for to in [&s.snapshot().candidate_tree, s.final_candidate_tree()] {
+                let mut tos = vec![&s.snapshot().candidate_tree];
+                if i + 1 == b.records.len() {
+                    tos.push(s.final_candidate_tree());
+                }
+                for to in tos {
                     let pair = (base.clone(), to.clone());
-                    if seen.insert(pair.clone()) {
-                        pairs.push(pair);
-                    }
+                    let own = delivers.is_some_and(|(b, t)| *b == pair.0 && *t == pair.1);
+                    ranked.push((if own { 0 } else { rank }, pair));
                 }
             }
+        }
+    }
+    ranked.sort_by_key(|(key, _)| *key);
+    let mut pairs: Vec<(TreeId, TreeId)> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, pair) in ranked {
+        if seen.insert(pair.clone()) {
+            pairs.push(pair);
         }
     }
     Ok(git.announce_diffs(&pairs)?)

@@ -562,8 +562,26 @@ fn candidate_refusal(e: &ReviewError, msg: &str) -> Option<CliError> {
                 "keep {path} out of the candidate (untracked: add it to .gitignore or .git/info/exclude; tracked: store it outside the repository or with Git LFS), then run `probity start` again; nothing was started"
             ),
         )),
+        probity_git::GitError::DiffTooLarge(d) => Some(CliError::new(
+            ErrorKind::RejectedInput,
+            "diff_too_large",
+            msg,
+            diff_too_large_next(d),
+        )),
         _ => None,
     }
+}
+
+/// What `start` (or `finalize`) advises for a diff over the bound on diff
+/// work (D-R130).
+fn diff_too_large_next(d: &probity_core::review::DiffTooLarge) -> String {
+    let path = match d {
+        probity_core::review::DiffTooLarge::File { path, .. }
+        | probity_core::review::DiffTooLarge::Check { path, .. } => path,
+    };
+    format!(
+        "make the change in smaller steps: commit part of the edit to {path} at a time and review each commit as committed (`probity start --commit <sha>`), so that each stays within the limit; or keep a generated file out of review (untracked: .gitignore or .git/info/exclude; tracked: Git LFS, whose pointer is what git diffs); nothing was started"
+    )
 }
 
 /// The next step of an error that names its lineage, with the ids filled

@@ -342,11 +342,11 @@ pub fn check_bundle<P: SshSignatures>(
         }
         let floors = |to: &TreeId, code: &str, span: &str, next: &'static str| {
             let changed = repo.diff_files(&snap.base_tree, to).map_err(|e| {
-                deny(
-                    "authority_invalid",
-                    format!("bundle of {}: {e}", bundle.lineage_id),
-                    "start_commit_review",
-                )
+                let (code, next) = match e {
+                    probity_git::GitError::DiffTooLarge(_) => ("diff_too_large", "check_range"),
+                    _ => ("authority_invalid", "start_commit_review"),
+                };
+                deny(code, format!("bundle of {}: {e}", bundle.lineage_id), next)
             })?;
             for p in policies {
                 check_floor(

@@ -520,6 +520,9 @@ pub fn next_hint(code: &str) -> &'static str {
         "delivery_too_large" => {
             "push the stack in parts as the reason says (each part's commits reviewed), with `probity push`"
         }
+        "diff_too_large" => {
+            "the reason names the file and the limit. Over the limit for one check: push fewer commits at a time, oldest first (`probity push <remote> <commit>:refs/heads/<branch>` for a commit part-way up the stack, then the rest); over the limit for one file: make that change in smaller commits, each reviewed (`probity start --commit <sha>`), or keep the file out of review with Git LFS"
+        }
         "delivery_not_fast_forward" => "fetch, rebase onto the server's tip, review, then push",
         "notes_line_removed" => {
             "keep every line of every note the server holds: `git fetch origin refs/notes/probity:refs/notes/probity-remote`, `git notes --ref=probity merge -s cat_sort_uniq refs/notes/probity-remote`, add lines only, then push it"
@@ -646,6 +649,7 @@ fn fixed_by_publishing(code: &str) -> bool {
             | "delivery_partial"
             | "history_not_reviewed"
             | "delivery_too_large"
+            | "diff_too_large"
             | "delivery_not_fast_forward"
             | "delivery_empty"
             | "notes_line_removed"

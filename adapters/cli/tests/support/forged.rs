@@ -1,7 +1,7 @@
 //! Records written by hand, as an agent with its own key can write them:
 //! core's own API, every hash right, the trees real.
 
-use probity_core::review::{Bundle, FrozenCandidate, PromptSet, RangeCommit};
+use probity_core::review::{Bundle, CandidateObservation, FrozenCandidate, PromptSet, RangeCommit};
 use probity_core::review::{CommitId, Nonce, Timestamp, TreeId};
 use probity_core::review::{ReviewState, RiskAssessment, StartInput, authored_lines};
 use probity_core::review::{RiskLevel, RiskPolicy};
@@ -39,11 +39,22 @@ pub fn low_bundle_under(
         parents: vec![CommitId::parse(rev(f, f.root(), &format!("{commit}~1")).unwrap()).unwrap()],
     };
     let obs = f.repo().unwrap().observe_commit(&c).unwrap();
+    low_bundle_of(&obs, policy, hash, rate)
+}
+
+/// [`low_bundle_under`] of an observation made by hand (as an agent can
+/// write one, whatever git would say of its trees).
+pub fn low_bundle_of(
+    obs: &CandidateObservation,
+    policy: &RiskPolicy,
+    hash: probity_core::digest::Sha256Digest,
+    rate: impl FnOnce(&[probity_core::review::ChangedFile], u64) -> RiskAssessment,
+) -> Vec<u8> {
     let lines = authored_lines(policy, &obs.changed);
     let assessment = rate(&obs.changed, lines);
     assert_eq!(assessment.level(), RiskLevel::Low, "a record with no lens");
     let state = ReviewState::start(StartInput {
-        snapshot: FrozenCandidate::freeze(&obs).unwrap(),
+        snapshot: FrozenCandidate::freeze(obs).unwrap(),
         assessment,
         lenses: Vec::new(),
         authored_lines: lines,

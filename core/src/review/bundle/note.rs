@@ -256,7 +256,19 @@ impl NoteAuthority {
 
     /// Line `line` verifies but does not fit the repository's objects.
     pub fn repository_refused(&mut self, line: usize, code: &str, message: String) {
-        self.refuse(Refusal::Repository, line, code, message, "repair");
+        self.repository_refused_with(line, code, message, "repair");
+    }
+
+    /// [`Self::repository_refused`] with its own next action (`check_range`
+    /// for a diff over the bound on diff work, D-R130).
+    pub fn repository_refused_with(
+        &mut self,
+        line: usize,
+        code: &str,
+        message: String,
+        next: &'static str,
+    ) {
+        self.refuse(Refusal::Repository, line, code, message, next);
     }
 
     /// Line `line` verifies, but the signature policy refuses it.
