@@ -369,3 +369,36 @@ fn a_reviewed_commit_rebased_after_losing_the_push_race_lands() {
     probity_ok(f.root(), &["push", "origin", "HEAD"]);
     assert_eq!(rev(&f, &server, "main"), Some(rebased));
 }
+
+/// Red team round 5 (attempt 22): the approval's first delivery was
+/// itself carried onto a new base (a `pull --rebase` after a teammate
+/// landed first), then reverted; main moves on, and the agent re-applies
+/// the rebased commit with its note. That first delivery spent the
+/// approval, whatever trees it delivered: the replay is refused naming
+/// it, and the legitimate rebase flow before it still lands.
+#[test]
+fn an_approval_first_delivered_on_a_new_base_is_spent_by_that_delivery() {
+    let (f, _dir, server, inputs) = plain_server();
+    let (_b_dir, b) = clone_as(&f, &server, "b");
+    teammate_commits_docs(&f, &b, inputs.path());
+    approve_live(f.root(), inputs.path());
+    commit_all(&f, "the reviewed change");
+    probity_ok(f.root(), &["publish"]);
+    probity_ok(&b, &["push", "origin", "main"]);
+    f.git(&["pull", "-q", "--rebase", "origin", "main"])
+        .unwrap();
+    probity_ok(f.root(), &["push", "origin", "HEAD"]);
+    let rebased = rev(&f, f.root(), "HEAD").unwrap();
+    assert_eq!(rev(&f, &server, "main"), Some(rebased.clone()));
+    reviewed_revert(&f, inputs.path());
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    // Other reviewed work moves the base on.
+    f.write("docs/more.md", "more\n").unwrap();
+    approve_live(f.root(), inputs.path());
+    let other = commit_all(&f, "other work");
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    f.git(&["cherry-pick", "--no-commit", &rebased]).unwrap();
+    let replay = commit_all(&f, "bring it back");
+    replay_refused(&f, &rebased, &replay);
+    assert_eq!(rev(&f, &server, "main"), Some(other));
+}

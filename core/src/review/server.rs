@@ -12,7 +12,7 @@ pub(crate) use crate::review::gate::REVIEW_OBJECTS_PREFIX;
 use crate::review::gate::glob_matches;
 use crate::review::gate::{Decision, GateDecision, RefUpdate};
 pub(crate) use crate::review::gate::{NOTES_REF, is_protected};
-use crate::review::ids::{CommitId, LineageId, TreeId};
+use crate::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 
 /// The most lines a `pre-receive` input may hold.
 pub const MAX_RECEIVE_LINES: usize = 10_000;
@@ -544,6 +544,35 @@ pub struct PriorDelivery {
     /// ref's new or old tip, and neither the delivered commit nor one of
     /// its descendants (an earlier commit of the same push counts).
     pub in_ref_history: bool,
+    /// Whether its note names the approval and it delivered the approval's
+    /// change on a base of its own ([`delivers_the_approved_change`]): a
+    /// delivery through a rebase proof spends the approval as one with
+    /// its own trees does (red team round 5, D-R133).
+    pub carries_approved_change: bool,
+}
+
+/// Whether an earlier delivery noted with an approval delivered that
+/// approval's change on a base of its own (D-R133): it changed exactly
+/// the paths the approval changed (`prior_paths`; `approved_paths`, its
+/// base to its final candidate), and none of them differs between its
+/// tree and the approved final tree (`differing`, every path that does).
+/// What a rebase proof lets in, so such a delivery spends the approval
+/// whatever trees it had.
+pub fn delivers_the_approved_change(
+    prior_paths: &[RepoPath],
+    approved_paths: &[RepoPath],
+    differing: &[RepoPath],
+) -> bool {
+    let sorted = |p: &[RepoPath]| {
+        let mut v = p.to_vec();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let approved = sorted(approved_paths);
+    !approved.is_empty()
+        && sorted(prior_paths) == approved
+        && !differing.iter().any(|p| approved.binary_search(p).is_ok())
 }
 
 /// An approval delivered again into a ref whose history it already
@@ -587,10 +616,9 @@ pub(crate) fn check_not_replayed(
     lineage: &LineageId,
     priors: &[PriorDelivery],
 ) -> Result<(), ApprovalSpent> {
-    match priors
-        .iter()
-        .find(|p| p.commit != *commit && p.in_ref_history && p.trees == *trees)
-    {
+    match priors.iter().find(|p| {
+        p.commit != *commit && p.in_ref_history && (p.trees == *trees || p.carries_approved_change)
+    }) {
         Some(p) => Err(ApprovalSpent {
             refname: refname.to_string(),
             commit: commit.clone(),

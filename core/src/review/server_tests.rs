@@ -158,6 +158,7 @@ fn an_approval_delivers_its_trees_into_a_refs_history_once() {
     let l = LineageId::parse("review-0123456789abcdef").unwrap();
     let trees = (t(A), t(B));
     let prior = |commit: &str, trees: (TreeId, TreeId), in_history: bool| PriorDelivery {
+        carries_approved_change: false,
         commit: c(commit),
         trees,
         in_ref_history: in_history,
@@ -206,6 +207,7 @@ fn every_approval_a_delivery_rests_on_is_spent_by_its_first_delivery() {
         }
     };
     let prior = |trees: (TreeId, TreeId), in_ref_history: bool| PriorDelivery {
+        carries_approved_change: false,
         commit: earlier.clone(),
         trees,
         in_ref_history,
@@ -609,4 +611,42 @@ fn the_history_a_notes_update_brings_is_held_to_the_notes_rules() {
         check_notes_history(&many).unwrap_err().0.code(),
         "input_too_large"
     );
+}
+
+/// Red team round 5 (D-R133): an earlier delivery through a rebase proof
+/// (other trees, the approval's change) spends the approval when it is in
+/// the ref's history; the rule over its paths and bytes is core's.
+#[test]
+fn a_delivery_that_carried_the_approved_change_spends_it() {
+    use crate::review::ids::RepoPath;
+    let c = |s: &str| CommitId::parse(s).unwrap();
+    let t = |s: &str| TreeId::parse(s).unwrap();
+    let p = |s: &str| RepoPath::parse(s).unwrap();
+    let l = LineageId::parse("review-0123456789abcdef").unwrap();
+    let replay = c(&"3".repeat(40));
+    let rebased = |in_ref_history| PriorDelivery {
+        commit: c(A),
+        trees: (t(B), t(A)),
+        in_ref_history,
+        carries_approved_change: true,
+    };
+    let trees = (t(&"c".repeat(40)), t(&"d".repeat(40)));
+    let spent =
+        check_not_replayed("refs/heads/main", &replay, &trees, &l, &[rebased(true)]).unwrap_err();
+    assert_eq!(spent.prior, c(A));
+    assert_eq!(
+        check_not_replayed("refs/heads/main", &replay, &trees, &l, &[rebased(false)]),
+        Ok(())
+    );
+    let lib = vec![p("src/lib.rs")];
+    // The same paths with the approved bytes: carried.
+    assert!(delivers_the_approved_change(&lib, &lib, &[p("README.md")]));
+    // Other bytes at an approved path, or other paths: not carried.
+    assert!(!delivers_the_approved_change(&lib, &lib, &lib));
+    assert!(!delivers_the_approved_change(
+        &[p("src/lib.rs"), p("src/more.rs")],
+        &lib,
+        &[]
+    ));
+    assert!(!delivers_the_approved_change(&[], &[], &[]));
 }

@@ -7,11 +7,12 @@
 
 use probity_core::review::GateDecision;
 use probity_core::review::LineageId;
+use probity_core::review::delivers_the_approved_change;
 use probity_core::review::{
     ApprovalHistory, ApprovedDelivery, PriorDelivery, ReceiveUpdate, approved_deliveries,
     check_approvals_not_replayed,
 };
-use probity_core::review::{CommitId, RangeCommit, TreeId};
+use probity_core::review::{CommitId, RangeCommit, RepoPath, TreeId};
 
 use super::*;
 
@@ -170,6 +171,45 @@ impl<G: RangeGit> Ancestry<'_, G> {
     }
 }
 
+/// Whether an earlier delivery carried an approval's change (core's
+/// [`delivers_the_approved_change`]), each pair of spans asked of git once.
+#[derive(Default)]
+struct Carried {
+    known: std::collections::BTreeMap<(Span, Span), bool>,
+}
+
+/// A span of two trees: a delivery's (parent tree, tree), an approval's
+/// (base tree, final candidate tree).
+type Span = (TreeId, TreeId);
+
+impl Carried {
+    fn carries<G: GitPort>(
+        &mut self,
+        git: &G,
+        prior: &(TreeId, TreeId),
+        approved: &(TreeId, TreeId),
+    ) -> Result<bool, TransportError> {
+        let key = (prior.clone(), approved.clone());
+        if let Some(k) = self.known.get(&key) {
+            return Ok(*k);
+        }
+        let span = |(from, to): &(TreeId, TreeId)| -> Result<Vec<RepoPath>, TransportError> {
+            Ok(git.differing_paths(TreeSpan { from, to })?)
+        };
+        let prior_paths = span(prior)?;
+        let approved_paths = span(approved)?;
+        // Cheap first: the same paths, then their bytes.
+        let k = prior_paths == approved_paths
+            && delivers_the_approved_change(
+                &prior_paths,
+                &approved_paths,
+                &span(&(prior.1.clone(), approved.1.clone()))?,
+            );
+        self.known.insert(key, k);
+        Ok(k)
+    }
+}
+
 /// The replay check (core's `check_approvals_not_replayed`, D-R56, D-R68,
 /// D-R125) over an allowing decision: for each commit it lets in, into
 /// each updated ref, every approval it rests on (each composed review of a
@@ -183,7 +223,7 @@ impl<G: RangeGit> Ancestry<'_, G> {
 /// once (one search of the notes tree), and a short answer is an error,
 /// never "named nowhere". With [`Priors::NotesAndHistory`] the ref's own
 /// history counts too.
-pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
+pub(super) fn replayed<G: GitPort + CommitGit + RangeGit + NotesGit, S: RecordStore>(
     git: &G,
     scratch: &S,
     notes: &CommitId,
@@ -253,6 +293,7 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
         git,
         known: std::collections::BTreeMap::new(),
     };
+    let mut carried = Carried::default();
     for delivery in deliveries {
         let mut named = Vec::new();
         for lineage in delivery.approvals() {
@@ -316,12 +357,22 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
             for (lineage, approved, commits) in &named {
                 let spends = |t: &(TreeId, TreeId)| *t == trees || approved.as_ref() == Some(t);
                 let mut priors = Vec::new();
+                // A commit whose note names the approval is asked too
+                // whether it delivered the approved change on a base of its
+                // own (a rebase proof's delivery, D-R133); the ref's history
+                // alone (a CI form) is matched by its trees.
                 let candidates = commits
                     .iter()
-                    .map(|d| (d, false))
-                    .chain(history.iter().copied());
-                for ((c, prior_trees), settled) in candidates {
-                    if !spends(prior_trees) {
+                    .map(|d| (d, false, true))
+                    .chain(history.iter().map(|(d, settled)| (*d, *settled, false)));
+                for ((c, prior_trees), settled, noted) in candidates {
+                    let carries = !spends(prior_trees)
+                        && noted
+                        && match approved {
+                            Some(a) => carried.carries(git, prior_trees, a)?,
+                            None => false,
+                        };
+                    if !spends(prior_trees) && !carries {
                         continue;
                     }
                     let before = settled || ancestry.before(c, &delivery.commit, landing)?;
@@ -329,6 +380,7 @@ pub(super) fn replayed<G: CommitGit + RangeGit + NotesGit, S: RecordStore>(
                         commit: c.clone(),
                         in_ref_history: before,
                         trees: prior_trees.clone(),
+                        carries_approved_change: carries,
                     });
                 }
                 approvals.push(ApprovalHistory {
