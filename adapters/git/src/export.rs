@@ -139,11 +139,26 @@ impl ExportGit for Repo {
     }
 
     fn announce_diffs(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {
+        // Each tree's symbolic links are asked too (D-R131): its raw diff
+        // from the empty tree, in the same `diff-tree --stdin`.
+        let Some((first, _)) = pairs.first() else {
+            return Ok(());
+        };
+        let empty = self.empty_tree_like(first)?.to_string();
+        let mut trees: Vec<String> = pairs
+            .iter()
+            .flat_map(|(a, b)| [a.to_string(), b.to_string()])
+            .filter(|t| *t != empty)
+            .collect();
+        trees.sort();
+        trees.dedup();
+        let listings: Vec<(String, String)> =
+            trees.into_iter().map(|t| (empty.clone(), t)).collect();
         let pairs: Vec<(String, String)> = pairs
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect();
-        Ok(self.prefetch_diffs(&pairs)?)
+        Ok(self.prefetch_diffs_and_raw(&pairs, &listings)?)
     }
 
     fn frozen_diff(&self, span: TreeSpan<'_>, cap: u64) -> Result<Option<Vec<u8>>, AdapterError> {

@@ -303,6 +303,10 @@ pub(crate) struct Shared {
     frozen: Mutex<Option<FrozenPatch>>,
     /// What `git --version` prints, once known.
     version: Mutex<Option<String>>,
+    /// The symbolic links of a candidate tree a start read from its
+    /// temporary index ([`crate::symlinks`]): by tree id, each link's path
+    /// and blob id.
+    pub(crate) links: Mutex<HashMap<String, Vec<(Vec<u8>, String)>>>,
 }
 
 /// A frozen patch by (from tree, to tree, cap); `None`: over the cap.
@@ -489,6 +493,20 @@ impl Repo {
             .collect())
     }
 
+    /// The output of `diff-tree` (`kind`) for the pair when the memo holds
+    /// it (announced, or remembered from another run); no process.
+    pub(crate) fn known_diff_output(
+        &self,
+        kind: DiffKind,
+        from: &str,
+        to: &str,
+    ) -> Option<Arc<Vec<u8>>> {
+        let memo = self.shared().diffs.lock().ok()?;
+        memo.outputs
+            .get(&(kind, from.to_string(), to.to_string()))
+            .map(Arc::clone)
+    }
+
     /// The output of `diff-tree` (`kind`) for the pair, from the memo when
     /// it was announced, else from its own process.
     pub(crate) fn diff_tree_output(
@@ -570,12 +588,24 @@ impl Repo {
     /// left for its own process (which reports it); a failure of the batch
     /// only leaves the memo unfilled.
     pub fn prefetch_diffs(&self, pairs: &[(String, String)]) -> Result<(), GitError> {
-        self.prefetch(pairs, &[DiffKind::Raw, DiffKind::Numstat])
+        self.prefetch(pairs, &[DiffKind::Raw, DiffKind::Numstat], &[])
+    }
+
+    /// [`Repo::prefetch_diffs`], and the raw diffs of `raw_also` (no
+    /// numstat) in the same `diff-tree --stdin` as the others': what lists
+    /// the symbolic links of trees ([`crate::symlinks`]) with no process of
+    /// its own.
+    pub(crate) fn prefetch_diffs_and_raw(
+        &self,
+        pairs: &[(String, String)],
+        raw_also: &[(String, String)],
+    ) -> Result<(), GitError> {
+        self.prefetch(pairs, &[DiffKind::Raw, DiffKind::Numstat], raw_also)
     }
 
     /// [`Repo::prefetch_diffs`] of the raw diffs alone (no blob is read).
     pub(crate) fn prefetch_raw_diffs(&self, pairs: &[(String, String)]) -> Result<(), GitError> {
-        self.prefetch(pairs, &[DiffKind::Raw])
+        self.prefetch(pairs, &[DiffKind::Raw], &[])
     }
 
     /// Drops what the memo holds for `pairs` (a batch read once, whose
@@ -590,15 +620,24 @@ impl Repo {
         }
     }
 
-    fn prefetch(&self, pairs: &[(String, String)], kinds: &[DiffKind]) -> Result<(), GitError> {
+    fn prefetch(
+        &self,
+        pairs: &[(String, String)],
+        kinds: &[DiffKind],
+        raw_also: &[(String, String)],
+    ) -> Result<(), GitError> {
         let last = kinds.last().copied().unwrap_or(DiffKind::Raw);
         let mut asked: Vec<(String, String)> = Vec::new();
-        for (from, to) in pairs {
+        let both = pairs
+            .iter()
+            .map(|p| (p, last))
+            .chain(raw_also.iter().map(|p| (p, DiffKind::Raw)));
+        for ((from, to), kind) in both {
             let known = self
                 .shared()
                 .diffs
                 .lock()
-                .map(|m| m.outputs.contains_key(&(last, from.clone(), to.clone())))
+                .map(|m| m.outputs.contains_key(&(kind, from.clone(), to.clone())))
                 .unwrap_or(false);
             if !known && !asked.iter().any(|(f, t)| f == from && t == to) {
                 asked.push((from.clone(), to.clone()));
@@ -620,11 +659,20 @@ impl Repo {
         if todo.is_empty() {
             return Ok(());
         }
-        let mut input = Vec::new();
-        for (from, to) in &todo {
-            input.extend_from_slice(format!("{from} {to}\n").as_bytes());
-        }
         for &kind in kinds {
+            // Numstat only for the pairs announced for it.
+            let todo: Vec<(String, String)> = todo
+                .iter()
+                .filter(|p| kind == DiffKind::Raw || pairs.contains(p))
+                .cloned()
+                .collect();
+            if todo.is_empty() {
+                continue;
+            }
+            let mut input = Vec::new();
+            for (from, to) in &todo {
+                input.extend_from_slice(format!("{from} {to}\n").as_bytes());
+            }
             let mut args: Vec<&str> = kind.args().to_vec();
             args.push("--stdin");
             let Ok(out) = self.run_with(&args, &[], Some(&input)) else {
