@@ -124,21 +124,15 @@ fn a_state_record_of_auto_run_configuration_under_v3() {
     );
 }
 
-/// v4's document and digest (D-R131); v1's to v3's above keep theirs.
+/// v4's document and digest (D-R131; v1's to v3's above keep theirs),
+/// and the parser scenario approved under it: the same tier as under v1
+/// to v3, v4's digest.
 #[test]
-fn the_builtin_policy_v4_and_its_digest() {
-    let v4 = canonical_bytes(RiskPolicy::v4()).unwrap();
-    insta::assert_snapshot!(
-        "risk_policy_v4",
-        format!("{}\n{}", RiskPolicy::v4_hash(), text(v4))
-    );
-}
-
-/// The parser scenario under v4: the same tier as under v1 to v3, v4's
-/// digest.
-#[test]
-fn a_state_record_and_receipt_made_under_v4() {
-    approved_under(RiskPolicy::v4(), RiskPolicy::v4_hash(), "policy_v4");
+fn the_builtin_policy_v4_its_digest_and_an_approval_under_it() {
+    let (v4, hash) = (RiskPolicy::v4(), RiskPolicy::v4_hash());
+    let document = format!("{hash}\n{}", text(canonical_bytes(v4).unwrap()));
+    insta::assert_snapshot!("risk_policy_v4", document);
+    approved_under(v4, hash, "policy_v4");
 }
 
 /// A v4 rule on the wire, with a reason v3 already gives: a Cargo

@@ -139,21 +139,30 @@ impl ExportGit for Repo {
     }
 
     fn announce_diffs(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {
-        // Each tree's symbolic links are asked too (D-R131): its raw diff
-        // from the empty tree, in the same `diff-tree --stdin`.
+        // The trees' symbolic links are asked too (D-R131): one tree of
+        // each group the pairs connect is listed (its raw diff from the
+        // empty tree, in the same `diff-tree --stdin`), and the others'
+        // links are derived from it through the pairs' diffs.
         let Some((first, _)) = pairs.first() else {
             return Ok(());
         };
         let empty = self.empty_tree_like(first)?.to_string();
-        let mut trees: Vec<String> = pairs
+        let mut trees: Vec<&str> = pairs
             .iter()
-            .flat_map(|(a, b)| [a.to_string(), b.to_string()])
+            .flat_map(|(a, b)| [a.as_str(), b.as_str()])
             .filter(|t| *t != empty)
             .collect();
-        trees.sort();
+        trees.sort_unstable();
         trees.dedup();
-        let listings: Vec<(String, String)> =
-            trees.into_iter().map(|t| (empty.clone(), t)).collect();
+        let paired = |a: &str, b: &str| {
+            pairs.iter().any(|(x, y)| {
+                (x.as_str() == a && y.as_str() == b) || (x.as_str() == b && y.as_str() == a)
+            })
+        };
+        let listings: Vec<(String, String)> = crate::symlinks::representatives(&trees, paired)
+            .into_iter()
+            .map(|t| (empty.clone(), t.to_string()))
+            .collect();
         let pairs: Vec<(String, String)> = pairs
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))

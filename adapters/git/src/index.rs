@@ -106,7 +106,7 @@ pub(crate) fn index_tree_id(bytes: &[u8], hash_len: usize) -> Option<Vec<u8>> {
 /// one's path and object id (hex), in the index's order; `None` for
 /// anything [`index_tree_id`] does not handle (the tree `write-tree` would
 /// write holds exactly these links when it answers).
-pub(crate) fn index_symlinks(bytes: &[u8], hash_len: usize) -> Option<Vec<(Vec<u8>, String)>> {
+pub(crate) fn index_symlinks(bytes: &[u8], hash_len: usize) -> Option<crate::symlinks::IndexLinks> {
     let parsed = parse(bytes, hash_len)?;
     Some(
         parsed

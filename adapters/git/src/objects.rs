@@ -306,7 +306,7 @@ pub(crate) struct Shared {
     /// The symbolic links of a candidate tree a start read from its
     /// temporary index ([`crate::symlinks`]): by tree id, each link's path
     /// and blob id.
-    pub(crate) links: Mutex<HashMap<String, Vec<(Vec<u8>, String)>>>,
+    pub(crate) links: Mutex<HashMap<String, crate::symlinks::IndexLinks>>,
 }
 
 /// A frozen patch by (from tree, to tree, cap); `None`: over the cap.
@@ -491,6 +491,19 @@ impl Repo {
             .into_iter()
             .map(|a| a.is_none())
             .collect())
+    }
+
+    /// The pairs of trees whose raw diff the memo holds.
+    pub(crate) fn known_raw_pairs(&self) -> Vec<(String, String)> {
+        match self.shared().diffs.lock() {
+            Ok(memo) => memo
+                .outputs
+                .keys()
+                .filter(|(k, _, _)| *k == DiffKind::Raw)
+                .map(|(_, a, b)| (a.clone(), b.clone()))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
     }
 
     /// The output of `diff-tree` (`kind`) for the pair when the memo holds

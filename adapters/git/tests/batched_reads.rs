@@ -134,6 +134,15 @@ fn one_search_names_what_a_search_per_needle_names() {
     );
 }
 
+/// The links of the base of the test below: (path, target).
+const BASE_LINKS: [(&str, &str); 5] = [
+    ("AGENTS.md", "docs/ai/guide.md"),
+    (".claude", "tools/claude"),
+    ("gone", "docs"),
+    ("moved", "docs"),
+    ("docs/up", "../tools"),
+];
+
 /// D-R131: the symbolic links a start reads from its temporary index (the
 /// candidate's) and derives from its one diff (the base's) are the ones
 /// git lists from the trees, targets included; and so are those a gate
@@ -141,16 +150,15 @@ fn one_search_names_what_a_search_per_needle_names() {
 #[test]
 fn the_links_a_start_reads_in_process_are_the_ones_git_lists() {
     use std::os::unix::fs::symlink;
-    let f = Fixture::new().unwrap();
-    f.write("docs/ai/guide.md", "# g\n").unwrap();
-    f.write("tools/claude/settings.json", "{}\n").unwrap();
-    for (link, target) in [
-        ("AGENTS.md", "docs/ai/guide.md"),
-        (".claude", "tools/claude"),
-        ("gone", "docs"),
-        ("moved", "docs"),
-        ("docs/up", "../tools"),
-    ] {
+    let f = Fixture::committed(
+        &[
+            ("docs/ai/guide.md", "# g\n"),
+            ("tools/claude/settings.json", "{}\n"),
+        ],
+        "targets",
+    )
+    .unwrap();
+    for (link, target) in BASE_LINKS {
         symlink(target, f.root().join(link)).unwrap();
     }
     f.commit_all("links").unwrap();
@@ -202,12 +210,30 @@ fn the_links_a_start_reads_in_process_are_the_ones_git_lists() {
         ]
         .map(|(a, b)| (a.to_string(), b.to_string()))
     );
-    // Announced with the trees' pair, as a gate announces: the same.
+    // Announced with the trees' pairs, as a gate announces (a stack: the
+    // candidate is the next change's base; one tree is listed, the others
+    // derived through the pairs' diffs): the same.
+    f.commit_all("change").unwrap();
+    f.remove("docs/up").unwrap();
+    symlink("../docs", f.root().join("tools/back")).unwrap();
+    f.commit_all("next").unwrap();
+    let next = TreeId::parse(rev(&f, "HEAD^{tree}")).unwrap();
+    let stack = [&obs.base_tree, &obs.candidate_tree, &next];
     let gate = f.repo().unwrap();
     use probity_ports::review::ExportGit;
-    gate.announce_diffs(&[(obs.base_tree.clone(), obs.candidate_tree.clone())])
-        .unwrap();
-    assert_eq!(gate.symlinks(&trees).unwrap(), listed);
+    gate.announce_diffs(&[
+        (obs.base_tree.clone(), obs.candidate_tree.clone()),
+        (obs.candidate_tree.clone(), next.clone()),
+    ])
+    .unwrap();
+    let plain = f.repo().unwrap();
+    let each: Vec<_> = stack
+        .iter()
+        .map(|t| plain.symlinks(&[t]).unwrap().remove(0))
+        .collect();
+    assert_eq!(gate.symlinks(&stack).unwrap(), each);
+    assert!(each[2].iter().any(|l| l.path.as_str() == "tools/back"));
+    assert_eq!(each[..2], listed[..]);
     // A tree without links, and the empty tree, have none.
     let empty = f.repo().unwrap().empty_tree().unwrap();
     assert_eq!(f.repo().unwrap().symlinks(&[&empty]).unwrap(), [Vec::new()]);

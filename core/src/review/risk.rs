@@ -203,6 +203,13 @@ pub struct RiskPolicy {
     /// (`auto_run_config`, high; v3, absent before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_run_scripts: Option<ScriptsRule>,
+    /// A changed path a symbolic link of the base or candidate tree
+    /// resolves to is also rated as if it sat at the link's path, through
+    /// chains of at most this many links (a longer chain:
+    /// `unscanned_content`); 0: links are not followed (v4, absent
+    /// before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub symlink_hops: u64,
     /// Manifests that run code of the project's own when a key is present
     /// (`Cargo.toml`'s `build` or `proc-macro`): `auto_run_config`, high
     /// (v4, absent before).
@@ -213,13 +220,6 @@ pub struct RiskPolicy {
     /// `unscanned_content`, high (v4, absent before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unscanned_content_prefixes: Vec<String>,
-    /// A changed path a symbolic link of the base or candidate tree
-    /// resolves to is also rated as if it sat at the link's path, through
-    /// chains of at most this many links (a longer chain:
-    /// `unscanned_content`); 0: links are not followed (v4, absent
-    /// before).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub symlink_hops: u64,
 }
 
 /// Manifests that run code of the project's own when they hold a key: a

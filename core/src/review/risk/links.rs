@@ -3,6 +3,8 @@
 //! link's path. Pure: the links are an input, observed from the trees by
 //! an adapter.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::review::ids::RepoPath;
@@ -22,12 +24,14 @@ pub struct Symlink {
 /// cannot be shown free of a rule (`unscanned_content`).
 pub(super) const MAX_ALIASES: usize = 256;
 
-/// The links that point inside the repository, each with its target
-/// resolved lexically against the link's directory, ASCII-lowercased for
-/// comparing (as the path rules compare).
+/// The links that point inside the repository, by their targets resolved
+/// lexically against the links' directories and ASCII-lowercased for
+/// comparing (as the path rules compare): a path is looked up once per
+/// directory it is in, whatever the number of links.
 pub(super) struct Links {
-    /// (link path, resolved target; `""` is the repository's root).
-    resolved: Vec<(String, String)>,
+    /// Resolved target (`""`: the repository's root) → the links' paths,
+    /// sorted.
+    by_target: BTreeMap<String, Vec<String>>,
 }
 
 /// The other paths a changed path is reached at through links.
@@ -45,22 +49,48 @@ impl Links {
     /// relative, UTF-8, not climbing above the root; `.` and empty
     /// components skipped and `..` taken lexically.
     pub(super) fn of(links: &[Symlink]) -> Self {
-        let mut resolved: Vec<(String, String)> = links
-            .iter()
-            .filter_map(|l| {
-                let link = l.path.as_str();
-                let target = resolve(link, &l.target)?;
-                Some((link.to_string(), target))
-            })
-            .collect();
-        resolved.sort();
-        resolved.dedup();
-        Self { resolved }
+        let mut by_target: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for l in links {
+            let link = l.path.as_str();
+            if let Some(target) = resolve(link, &l.target) {
+                by_target
+                    .entry(target.to_ascii_lowercase())
+                    .or_default()
+                    .push(link.to_string());
+            }
+        }
+        for paths in by_target.values_mut() {
+            paths.sort();
+            paths.dedup();
+        }
+        Self { by_target }
     }
 
     /// Whether no link points inside the repository.
     pub(super) fn is_empty(&self) -> bool {
-        self.resolved.is_empty()
+        self.by_target.is_empty()
+    }
+
+    /// `q` seen through each link whose target is `q` or a directory
+    /// holding it: the link's path, joined with the rest under a directory.
+    fn through(&self, q: &str) -> Vec<String> {
+        let lower = q.to_ascii_lowercase();
+        let ends = std::iter::once(0)
+            .chain(lower.match_indices('/').map(|(i, _)| i))
+            .chain(std::iter::once(lower.len()));
+        let mut out = Vec::new();
+        for end in ends {
+            let Some(links) = self.by_target.get(&lower[..end]) else {
+                continue;
+            };
+            for link in links {
+                out.push(match (end, &q[end..]) {
+                    (0, _) => format!("{link}/{q}"),
+                    (_, rest) => format!("{link}{rest}"),
+                });
+            }
+        }
+        out
     }
 
     /// The paths `path` is also reached at: a link whose target is `path`
@@ -70,17 +100,14 @@ impl Links {
     /// linked directory), at most `hops` links deep.
     pub(super) fn aliases(&self, path: &str, hops: u64) -> Aliases {
         let mut out = Aliases::default();
-        if hops == 0 || self.resolved.is_empty() {
+        if hops == 0 || self.by_target.is_empty() {
             return out;
         }
         let mut frontier = vec![path.to_string()];
         for depth in 0..=hops {
             let mut next = Vec::new();
             for q in &frontier {
-                for (link, target) in &self.resolved {
-                    let Some(alias) = through(q, link, target) else {
-                        continue;
-                    };
+                for alias in self.through(q) {
                     if depth == hops {
                         // A longer chain than the bound: not followed.
                         out.beyond_bound = true;
@@ -105,28 +132,6 @@ impl Links {
             frontier = next;
         }
         out
-    }
-}
-
-/// `q` seen through the link at `link` whose resolved target is `target`:
-/// the link's path when `q` is the target, the link's path joined with the
-/// rest when `q` is under it (ASCII case-insensitively); `None` otherwise.
-fn through(q: &str, link: &str, target: &str) -> Option<String> {
-    if target.is_empty() {
-        return Some(format!("{link}/{q}"));
-    }
-    if q.len() < target.len()
-        || !q.as_bytes()[..target.len()].eq_ignore_ascii_case(target.as_bytes())
-    {
-        return None;
-    }
-    let rest = &q[target.len()..];
-    if rest.is_empty() {
-        Some(link.to_string())
-    } else if rest.starts_with('/') {
-        Some(format!("{link}{rest}"))
-    } else {
-        None
     }
 }
 

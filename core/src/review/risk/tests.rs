@@ -492,26 +492,40 @@ fn the_v2_automata_answer_as_a_search_per_pattern() {
     }
 }
 
-#[test]
-fn v3_is_its_own_document_under_its_own_domain() {
-    let (v2, v3) = (RiskPolicy::v2(), RiskPolicy::v3());
-    is_builtin(v3, "v3", POLICY_V3_DOMAIN, RiskPolicy::v3_hash());
-    assert_ne!(RiskPolicy::v3_hash(), RiskPolicy::v2_hash());
-    // No longer the newest: v4 is (D-R131).
-    assert_ne!(RiskPolicy::newest_hash(), RiskPolicy::v3_hash());
-    assert!(!std::ptr::eq(RiskPolicy::newest(), v3));
-    // v1 and v2 serialize as their files did: v3's fields are absent.
-    for (p, json) in [
-        (RiskPolicy::v1(), POLICY_V1_JSON),
-        (RiskPolicy::v2(), POLICY_V2_JSON),
-    ] {
+/// `new`, the built-in policy `version` under `domain`, follows `old`:
+/// its own digest, the older policies (`older`, each with its file)
+/// serialize as their files did (`new`'s fields absent), and `new` only
+/// adds to `old`'s lists, with the same indented-code rule and a spawn
+/// scan blind to whitespace and comments.
+fn follows(
+    (old, old_hash): (&RiskPolicy, Sha256Digest),
+    (new, new_hash): (&RiskPolicy, Sha256Digest),
+    (version, domain): (&str, Domain),
+    older: &[(&RiskPolicy, &str)],
+) {
+    is_builtin(new, version, domain, new_hash);
+    assert_ne!(new_hash, old_hash);
+    for (p, json) in older {
         let file: serde_json::Value = serde_json::from_str(json).unwrap();
         assert_eq!(serde_json::to_value(p).unwrap(), file);
     }
-    // v3's lists hold all of v2's: the newer policy only adds.
-    only_adds(v2, v3);
-    assert_eq!(v2.doc_indented_code_columns, v3.doc_indented_code_columns);
-    assert!(v3.spawn_ignores_whitespace && v3.spawn_ignores_comments && v3.medium_reasons);
+    only_adds(old, new);
+    assert_eq!(old.doc_indented_code_columns, new.doc_indented_code_columns);
+    assert!(new.spawn_ignores_whitespace && new.spawn_ignores_comments && new.medium_reasons);
+}
+
+#[test]
+fn v3_is_its_own_document_under_its_own_domain() {
+    let (v2, v3) = (RiskPolicy::v2(), RiskPolicy::v3());
+    follows(
+        (v2, RiskPolicy::v2_hash()),
+        (v3, RiskPolicy::v3_hash()),
+        ("v3", POLICY_V3_DOMAIN),
+        &[(RiskPolicy::v1(), POLICY_V1_JSON), (v2, POLICY_V2_JSON)],
+    );
+    // No longer the newest: v4 is (D-R131).
+    assert_ne!(RiskPolicy::newest_hash(), RiskPolicy::v3_hash());
+    assert!(!std::ptr::eq(RiskPolicy::newest(), v3));
     // Only v3 gives `auto_run_config`.
     assert!(v3.gives(&RiskReason::AutoRunConfig));
     assert!(!v2.gives(&RiskReason::AutoRunConfig));
@@ -750,30 +764,26 @@ fn v3_knows_more_agents_instructions_and_hooks() {
 #[test]
 fn v4_is_its_own_document_under_its_own_domain() {
     let (v3, v4) = (RiskPolicy::v3(), RiskPolicy::v4());
-    is_builtin(v4, "v4", POLICY_V4_DOMAIN, RiskPolicy::v4_hash());
-    assert_ne!(RiskPolicy::v4_hash(), RiskPolicy::v3_hash());
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v4_hash());
-    assert!(std::ptr::eq(RiskPolicy::newest(), v4));
-    // v1, v2 and v3 serialize as their files did: v4's fields are absent.
-    for (p, json) in [
+    let older = [
         (RiskPolicy::v1(), POLICY_V1_JSON),
         (RiskPolicy::v2(), POLICY_V2_JSON),
-        (RiskPolicy::v3(), POLICY_V3_JSON),
-    ] {
-        let file: serde_json::Value = serde_json::from_str(json).unwrap();
-        assert_eq!(serde_json::to_value(p).unwrap(), file);
-        assert_eq!(p.symlink_hops, 0);
-    }
-    // v4's lists hold all of v3's: the newer policy only adds.
-    only_adds(v3, v4);
+        (v3, POLICY_V3_JSON),
+    ];
+    follows(
+        (v3, RiskPolicy::v3_hash()),
+        (v4, RiskPolicy::v4_hash()),
+        ("v4", POLICY_V4_DOMAIN),
+        &older,
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v4_hash());
+    assert!(std::ptr::eq(RiskPolicy::newest(), v4));
+    assert!(older.iter().all(|(p, _)| p.symlink_hops == 0));
     assert!(
         v3.auto_run_paths
             .iter()
             .all(|x| v4.auto_run_paths.contains(x))
     );
     assert_eq!(v3.auto_run_scripts, v4.auto_run_scripts);
-    assert_eq!(v3.doc_indented_code_columns, v4.doc_indented_code_columns);
-    assert!(v4.spawn_ignores_whitespace && v4.spawn_ignores_comments && v4.medium_reasons);
     assert!(v4.gives(&RiskReason::AutoRunConfig) && v4.gives(&RiskReason::AgentHooks));
 }
 
