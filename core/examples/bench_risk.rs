@@ -1,8 +1,9 @@
 //! Risk classification cost (not a test; see docs/perf.md, "Risk policy
-//! v3's scan"): `classify` of one 1 MiB file as prose, as code and with
-//! comments, and of a 5,000-file change of small files, under each
-//! built-in policy: the median (and the fastest) of `RUNS` runs after a
-//! warm-up.
+//! v3's scan" and "Risk policy v4's links"): `classify` of one 1 MiB file
+//! as prose, as code and with comments, and of a 5,000-file change of
+//! small files (without links, then between trees holding 2,000 symbolic
+//! links), under each built-in policy: the median (and the fastest) of
+//! `RUNS` runs after a warm-up.
 //!
 //! cargo run --release -p probity-core --features fixtures --example bench_risk [-- RUNS]
 //!
@@ -12,7 +13,7 @@
 use std::time::Instant;
 
 use probity_core::review::fixtures;
-use probity_core::review::{ChangedFile, RiskPolicy};
+use probity_core::review::{ChangedFile, RepoPath, RiskPolicy, Symlink};
 
 // The filter benchmark's generator and digest (a fixed-seed LCG, FNV-1a).
 #[path = "filter_bench.rs"]
@@ -113,34 +114,63 @@ fn main() {
             file(&path, &text)
         })
         .collect();
-    let cases: Vec<(&str, Vec<ChangedFile>)> = vec![
+    // Links of the trees: 2,000, each with its own target; 1,500 reach a
+    // changed file (a file link to a guide, directory links to a module
+    // and to a web component), 500 point elsewhere.
+    let links: Vec<Symlink> = (0..2000)
+        .map(|i| {
+            let (path, target) = match i % 4 {
+                0 => (
+                    format!("alias/a{i}.md"),
+                    format!("../docs/p{}/guide.md", i / 4 * 4 + 1),
+                ),
+                1 => (format!("alias/d{i}"), format!("../src/m{}", i / 4 * 4)),
+                2 => (format!("vendor/v{i}/lib"), format!("../../lib/l{i}")),
+                _ => (format!("ext/e{i}"), format!("../web/c{}", i / 4 * 4 + 2)),
+            };
+            Symlink {
+                path: RepoPath::parse(path).expect("a path"),
+                target: target.into_bytes(),
+            }
+        })
+        .collect();
+    let cases: Vec<(&str, Vec<ChangedFile>, Vec<Symlink>)> = vec![
         (
             "1 MiB prose, docs/big.md",
             vec![file("docs/big.md", &plain)],
+            Vec::new(),
         ),
-        ("1 MiB prose, src/big.rs", vec![file("src/big.rs", &plain)]),
+        (
+            "1 MiB prose, src/big.rs",
+            vec![file("src/big.rs", &plain)],
+            Vec::new(),
+        ),
         (
             "1 MiB prose with // every 4th line, docs/big.md",
             vec![file("docs/big.md", &commented)],
+            Vec::new(),
         ),
         (
             "1 MiB prose with // every 4th line, src/big.rs",
             vec![file("src/big.rs", &commented)],
+            Vec::new(),
         ),
-        ("5,000 files of 2 KiB (10 MiB)", small),
+        ("5,000 files of 2 KiB (10 MiB)", small.clone(), Vec::new()),
+        ("the same, trees holding 2,000 links", small, links),
     ];
     let policies = [
         ("v1", RiskPolicy::v1()),
         ("v2", RiskPolicy::v2()),
         ("v3", RiskPolicy::v3()),
+        ("v4", RiskPolicy::v4()),
     ];
     let mut digest = Fnv::default();
-    println!("| content | v1 | v2 | v3 |");
-    println!("|---|---:|---:|---:|");
-    for (name, files) in &cases {
+    println!("| content | v1 | v2 | v3 | v4 |");
+    println!("|---|---:|---:|---:|---:|");
+    for (name, files, links) in &cases {
         let mut row = format!("| {name} |");
         for (_, p) in &policies {
-            let a = p.classify(files, 1);
+            let a = p.classify_linked(files, 1, links);
             digest.update(a.level().name().as_bytes());
             for r in a.reasons() {
                 digest.update(r.to_string().as_bytes());
@@ -148,7 +178,7 @@ fn main() {
             let times: Vec<f64> = (0..runs)
                 .map(|_| {
                     let t = Instant::now();
-                    std::hint::black_box(p.classify(std::hint::black_box(files), 1));
+                    std::hint::black_box(p.classify_linked(std::hint::black_box(files), 1, links));
                     t.elapsed().as_secs_f64() * 1e3
                 })
                 .collect();

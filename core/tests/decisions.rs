@@ -47,12 +47,12 @@ fn a_fix_is_charged_every_changed_line_and_a_mode_change_one() {
     let mut chmod = text_change("run.sh", 0, 0, "#!/bin/sh\n");
     chmod.new_mode = Some(probity_core::review::FileMode::Executable);
     let files = vec![text_change("src/a.rs", 3, 2, "x"), chmod];
-    let m = FixMeasurement::of(files.clone(), to.clone(), &files, Vec::new());
+    let m = FixMeasurement::of(files.clone(), to.clone(), &files, &[], Vec::new());
     assert_eq!(m.actual_lines, 6);
     assert_eq!(m.paths, vec![p("src/a.rs"), p("run.sh")]);
     assert_eq!(m.to_tree, to);
     assert_eq!(
-        FixMeasurement::of(Vec::new(), to, &files, Vec::new()).actual_lines,
+        FixMeasurement::of(Vec::new(), to, &files, &[], Vec::new()).actual_lines,
         0
     );
 }
@@ -71,7 +71,7 @@ fn a_fix_measures_the_tier_of_the_change_it_leaves() {
         0,
         "fn a() { std::process::Command::new(\"sh\"); }\n",
     )];
-    let tier = |whole: &[_], floor| FixMeasurement::of(fix.clone(), to.clone(), whole, floor).tier;
+    let tier = |whole: &[_], floor| FixMeasurement::of(fix.clone(), to.clone(), whole, &[], floor).tier;
     assert_eq!(tier(&plain, Vec::new()), RiskLevel::Medium);
     assert_eq!(tier(&spawning, Vec::new()), RiskLevel::High);
     let floor = vec![RiskReason::PolicyFloor("secrets".into())];

@@ -1,6 +1,6 @@
 //! The built-in risk policies, pinned: v1's digest (every record made
-//! before D-R114 names it), v2's and v3's documents and digests, and a
-//! state record and receipt made under each (D-R114, D-R122). The v1 snapshots in `review.rs` keep their
+//! before D-R114 names it), v2's to v4's documents and digests, and a
+//! state record and receipt made under each (D-R114, D-R122, D-R131). The v1 snapshots in `review.rs` keep their
 //! bytes: their fixtures still start under v1.
 
 use probity_core::canonical::canonical_bytes;
@@ -166,6 +166,33 @@ fn the_third_schema_revision_accepts_a_raised_tier_escalation() {
         assert_eq!(v.is_valid(raised), accepts_raised, "{}", doc.name());
         assert!(v.is_valid(passed), "{}", doc.name());
     }
+}
+
+/// v4's document and digest (D-R131; v1's to v3's above keep theirs),
+/// and the parser scenario approved under it: the same tier as under v1
+/// to v3, v4's digest.
+#[test]
+fn the_builtin_policy_v4_its_digest_and_an_approval_under_it() {
+    let (v4, hash) = (RiskPolicy::v4(), RiskPolicy::v4_hash());
+    let document = format!("{hash}\n{}", text(canonical_bytes(v4).unwrap()));
+    insta::assert_snapshot!("risk_policy_v4", document);
+    approved_under(v4, hash, "policy_v4");
+}
+
+/// A v4 rule on the wire, with a reason v3 already gives: a Cargo
+/// manifest naming a build script is high (`auto_run_config`).
+#[test]
+fn a_state_record_of_a_manifest_naming_a_build_script_under_v4() {
+    one_file_under(
+        RiskPolicy::v4(),
+        RiskPolicy::v4_hash(),
+        (
+            "Cargo.toml",
+            "[package]\nname = \"parser\"\nbuild = \"gen/build.rs\"\n",
+        ),
+        &[RiskReason::AutoRunConfig],
+        "state_record_manifest_build_policy_v4",
+    );
 }
 
 /// D-R128: the state and bundle schemas' second revision (what `probity

@@ -9,6 +9,7 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::Applicability;
 use probity_core::review::DeltaEntry;
 use probity_core::review::Hunk;
+use probity_core::review::Symlink;
 use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_core::review::{
     EXPORT_SCHEMA, ExportError, MAX_DIFF_BYTES, ManifestEntry, base64, export_command,
@@ -58,6 +59,9 @@ impl GitPort for Rendering<'_> {
     }
     fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError> {
         self.git.diff_files(span)
+    }
+    fn symlinks(&self, trees: &[&TreeId]) -> Result<Vec<Vec<Symlink>>, AdapterError> {
+        self.git.symlinks(trees)
     }
     fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError> {
         self.git.hunks(span, path)

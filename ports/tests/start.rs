@@ -228,9 +228,9 @@ fn start_and_recover_freeze_under_the_newest_risk_policy() {
     let started = w.try_start().unwrap();
     assert_eq!(
         started.record.state().frozen().policy_hash,
-        RiskPolicy::v3_hash()
+        RiskPolicy::v4_hash()
     );
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v3_hash());
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v4_hash());
     let approved = w.approve();
     w.git.write("src/a.rs", FIX).unwrap();
     let successor = w
@@ -242,6 +242,6 @@ fn start_and_recover_freeze_under_the_newest_risk_policy() {
         .record;
     assert_eq!(
         successor.state().frozen().policy_hash,
-        RiskPolicy::v3_hash()
+        RiskPolicy::v4_hash()
     );
 }

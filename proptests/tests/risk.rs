@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 
 use probity_core::review::fixtures;
-use probity_core::review::{ChangedFile, RiskLevel, RiskPolicy, RiskReason};
+use probity_core::review::{ChangedFile, RepoPath, RiskLevel, RiskPolicy, RiskReason, Symlink};
 
 /// Fragments of spawning calls, imports, document code markers and prose.
 const TOKENS: &[&str] = &[
@@ -65,6 +65,18 @@ const PATHS: &[&str] = &[
     "package.json",
     ".kilocode/rules/r.md",
     "build.rs",
+    "Cargo.toml",
+    "docs/ai/guide.md",
+    "tools/claude/settings.json",
+];
+
+/// Links a v4 change may be reached through (D-R131), one of which each
+/// case's trees hold (or none).
+const LINKS: &[(&str, &str)] = &[
+    ("AGENTS.md", "docs/ai/guide.md"),
+    (".claude", "tools/claude"),
+    ("src", "docs"),
+    ("a", "."),
 ];
 
 const SPACES: &[&str] = &["", " ", "  ", "\t", "\n", "\r\n", "    "];
@@ -174,6 +186,29 @@ proptest! {
         let v3 = RiskPolicy::v3().classify(&files, 1).level();
         prop_assert!(rank(v2) >= rank(v1), "v1 {v1:?}, v2 {v2:?}");
         prop_assert!(rank(v3) >= rank(v2), "v2 {v2:?}, v3 {v3:?}");
+    }
+
+    /// v4's tier is at least v3's, whatever links the trees hold, and a
+    /// link only ever raises it.
+    #[test]
+    fn v4_never_rates_a_change_lower_than_v3(
+        files in prop::collection::vec((0..PATHS.len(), content()), 1..4),
+        link in prop::option::of(0..LINKS.len()),
+    ) {
+        let files: Vec<ChangedFile> =
+            files.iter().map(|(p, c)| file(PATHS[*p], c)).collect();
+        let links: Vec<Symlink> = link
+            .map(|i| Symlink {
+                path: RepoPath::parse(LINKS[i].0).unwrap(),
+                target: LINKS[i].1.as_bytes().to_vec(),
+            })
+            .into_iter()
+            .collect();
+        let v3 = RiskPolicy::v3().classify(&files, 1).level();
+        let v4 = RiskPolicy::v4().classify(&files, 1).level();
+        let linked = RiskPolicy::v4().classify_linked(&files, 1, &links).level();
+        prop_assert!(rank(v4) >= rank(v3), "v3 {v3:?}, v4 {v4:?}");
+        prop_assert!(rank(linked) >= rank(v4), "v4 {v4:?}, linked {linked:?}");
     }
 }
 

@@ -211,6 +211,11 @@ impl Repo {
         }
         let out = self.run_with(["-c", "index.skipHash=true", "write-tree"], &env, None)?;
         let candidate_tree = tree_id("write-tree", &out)?;
+        // A new start's candidate: its symbolic links, read from the index
+        // `write-tree` just wrote it from (no process; D-R131).
+        if incoming.is_some() {
+            self.remember_index_links(tmp.path(), &candidate_tree);
+        }
         // Leave nothing behind, including the index git may have recreated.
         drop(tmp);
         Ok(candidate_tree)

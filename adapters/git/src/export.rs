@@ -139,11 +139,35 @@ impl ExportGit for Repo {
     }
 
     fn announce_diffs(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {
+        // The trees' symbolic links are asked too (D-R131): one tree of
+        // each group the pairs connect is listed (its raw diff from the
+        // empty tree, in the same `diff-tree --stdin`), and the others'
+        // links are derived from it through the pairs' diffs.
+        let Some((first, _)) = pairs.first() else {
+            return Ok(());
+        };
+        let empty = self.empty_tree_like(first)?.to_string();
+        let mut trees: Vec<&str> = pairs
+            .iter()
+            .flat_map(|(a, b)| [a.as_str(), b.as_str()])
+            .filter(|t| *t != empty)
+            .collect();
+        trees.sort_unstable();
+        trees.dedup();
+        let paired = |a: &str, b: &str| {
+            pairs.iter().any(|(x, y)| {
+                (x.as_str() == a && y.as_str() == b) || (x.as_str() == b && y.as_str() == a)
+            })
+        };
+        let listings: Vec<(String, String)> = crate::symlinks::representatives(&trees, paired)
+            .into_iter()
+            .map(|t| (empty.clone(), t.to_string()))
+            .collect();
         let pairs: Vec<(String, String)> = pairs
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect();
-        Ok(self.prefetch_diffs(&pairs)?)
+        Ok(self.prefetch_diffs_and_raw(&pairs, &listings)?)
     }
 
     fn frozen_diff(&self, span: TreeSpan<'_>, cap: u64) -> Result<Option<Vec<u8>>, AdapterError> {

@@ -102,6 +102,22 @@ pub(crate) fn index_tree_id(bytes: &[u8], hash_len: usize) -> Option<Vec<u8>> {
     build(&parsed, &parsed.entries, 0, root, hash_len, 0, &mut body)
 }
 
+/// The symbolic links (mode `120000`) of the index file `bytes`: each
+/// one's path and object id (hex), in the index's order; `None` for
+/// anything [`index_tree_id`] does not handle (the tree `write-tree` would
+/// write holds exactly these links when it answers).
+pub(crate) fn index_symlinks(bytes: &[u8], hash_len: usize) -> Option<crate::symlinks::IndexLinks> {
+    let parsed = parse(bytes, hash_len)?;
+    Some(
+        parsed
+            .entries
+            .iter()
+            .filter(|e| e.mode == 0o120000)
+            .map(|e| (parsed.path(e).to_vec(), hex(e.oid)))
+            .collect(),
+    )
+}
+
 fn parse(bytes: &[u8], hash_len: usize) -> Option<Parsed<'_>> {
     if hash_len != 20 && hash_len != 32 {
         return None;

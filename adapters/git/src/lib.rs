@@ -26,6 +26,7 @@ mod settings;
 pub use probity_scratch::scratch;
 pub mod sign;
 pub mod subject;
+mod symlinks;
 
 pub use cmd::{GitCli, GitError};
 pub use repo::Repo;

@@ -305,6 +305,10 @@ pub(crate) struct Shared {
     frozen: Mutex<Option<FrozenPatch>>,
     /// What `git --version` prints, once known.
     version: Mutex<Option<String>>,
+    /// The symbolic links of a candidate tree a start read from its
+    /// temporary index ([`crate::symlinks`]): by tree id, each link's path
+    /// and blob id.
+    pub(crate) links: Mutex<HashMap<String, crate::symlinks::IndexLinks>>,
 }
 
 /// A frozen patch by (from tree, to tree, cap); `None`: over the cap.
@@ -491,6 +495,33 @@ impl Repo {
             .collect())
     }
 
+    /// The pairs of trees whose raw diff the memo holds.
+    pub(crate) fn known_raw_pairs(&self) -> Vec<(String, String)> {
+        match self.shared().diffs.lock() {
+            Ok(memo) => memo
+                .outputs
+                .keys()
+                .filter(|(k, _, _)| *k == DiffKind::Raw)
+                .map(|(_, a, b)| (a.clone(), b.clone()))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The output of `diff-tree` (`kind`) for the pair when the memo holds
+    /// it (announced, or remembered from another run); no process.
+    pub(crate) fn known_diff_output(
+        &self,
+        kind: DiffKind,
+        from: &str,
+        to: &str,
+    ) -> Option<Arc<Vec<u8>>> {
+        let memo = self.shared().diffs.lock().ok()?;
+        memo.outputs
+            .get(&(kind, from.to_string(), to.to_string()))
+            .map(Arc::clone)
+    }
+
     /// The output of `diff-tree` (`kind`) for the pair, from the memo when
     /// it was announced, else from its own process.
     pub(crate) fn diff_tree_output(
@@ -574,12 +605,24 @@ impl Repo {
     /// own process (which reports it); a failure of the batch only leaves
     /// the memo unfilled.
     pub fn prefetch_diffs(&self, pairs: &[(String, String)]) -> Result<(), GitError> {
-        self.prefetch(pairs, &[DiffKind::Raw, DiffKind::Numstat])
+        self.prefetch(pairs, &[DiffKind::Raw, DiffKind::Numstat], &[])
+    }
+
+    /// [`Repo::prefetch_diffs`], and the raw diffs of `raw_also` (no
+    /// numstat) in the same `diff-tree --stdin` as the others': what lists
+    /// the symbolic links of trees ([`crate::symlinks`]) with no process of
+    /// its own.
+    pub(crate) fn prefetch_diffs_and_raw(
+        &self,
+        pairs: &[(String, String)],
+        raw_also: &[(String, String)],
+    ) -> Result<(), GitError> {
+        self.prefetch(pairs, &[DiffKind::Raw, DiffKind::Numstat], raw_also)
     }
 
     /// [`Repo::prefetch_diffs`] of the raw diffs alone (no blob is read).
     pub(crate) fn prefetch_raw_diffs(&self, pairs: &[(String, String)]) -> Result<(), GitError> {
-        self.prefetch(pairs, &[DiffKind::Raw])
+        self.prefetch(pairs, &[DiffKind::Raw], &[])
     }
 
     /// Drops what the memo holds for `pairs` (a batch read once, whose
@@ -594,15 +637,24 @@ impl Repo {
         }
     }
 
-    fn prefetch(&self, pairs: &[(String, String)], kinds: &[DiffKind]) -> Result<(), GitError> {
+    fn prefetch(
+        &self,
+        pairs: &[(String, String)],
+        kinds: &[DiffKind],
+        raw_also: &[(String, String)],
+    ) -> Result<(), GitError> {
         let last = kinds.last().copied().unwrap_or(DiffKind::Raw);
         let mut asked: Vec<(String, String)> = Vec::new();
-        for (from, to) in pairs {
+        let both = pairs
+            .iter()
+            .map(|p| (p, last))
+            .chain(raw_also.iter().map(|p| (p, DiffKind::Raw)));
+        for ((from, to), kind) in both {
             let known = self
                 .shared()
                 .diffs
                 .lock()
-                .map(|m| m.outputs.contains_key(&(last, from.clone(), to.clone())))
+                .map(|m| m.outputs.contains_key(&(kind, from.clone(), to.clone())))
                 .unwrap_or(false);
             if !known && !asked.iter().any(|(f, t)| f == from && t == to) {
                 asked.push((from.clone(), to.clone()));
@@ -615,7 +667,7 @@ impl Repo {
             .collect();
         let found = self.reader_batch("info", &ids, 0)?;
         let is_tree = |k: usize| matches!(&found.get(k), Some(Some((i, _, _))) if i.kind == "tree" && i.oid == ids[k]);
-        let mut todo: Vec<(String, String)> = asked
+        let todo: Vec<(String, String)> = asked
             .iter()
             .enumerate()
             .filter(|(k, _)| is_tree(2 * k) && is_tree(2 * k + 1))
@@ -624,23 +676,24 @@ impl Repo {
         if todo.is_empty() {
             return Ok(());
         }
-        let mut input = Vec::new();
-        for (from, to) in &todo {
-            input.extend_from_slice(format!("{from} {to}\n").as_bytes());
-        }
         for &kind in kinds {
-            if kind == DiffKind::Numstat {
-                // Only the pairs within core's bound on diff work (their
-                // raw diffs known now, from the batch before): a pair
-                // refused is never diffed, and says so when it is asked.
-                todo.retain(|(from, to)| self.within_bound(from, to));
-                if todo.is_empty() {
-                    break;
-                }
-                input = todo
-                    .iter()
-                    .flat_map(|(from, to)| format!("{from} {to}\n").into_bytes())
-                    .collect();
+            // Numstat only for the pairs announced for it, and within
+            // core's bound on diff work (their raw diffs known now, from
+            // the batch before): a pair refused is never diffed, and says
+            // so when it is asked.
+            let todo: Vec<(String, String)> = todo
+                .iter()
+                .filter(|p| {
+                    kind == DiffKind::Raw || (pairs.contains(p) && self.within_bound(&p.0, &p.1))
+                })
+                .cloned()
+                .collect();
+            if todo.is_empty() {
+                continue;
+            }
+            let mut input = Vec::new();
+            for (from, to) in &todo {
+                input.extend_from_slice(format!("{from} {to}\n").as_bytes());
             }
             let mut args: Vec<&str> = kind.args().to_vec();
             args.push("--stdin");

@@ -5,7 +5,7 @@ use probity_core::review::{MAX_RANGE_COMMITS, RangeCommit};
 
 use probity_core::review::DeltaEntry;
 use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
-use probity_core::review::{LineageId, RepoPath, TreeId};
+use probity_core::review::{LineageId, RepoPath, Symlink, TreeId};
 use probity_ports::review::{AdapterError, GitPort, TreeSpan};
 
 use crate::cmd::GitError;
@@ -34,6 +34,10 @@ impl GitPort for Repo {
 
     fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError> {
         Ok(Repo::diff_files(self, span.from, span.to)?)
+    }
+
+    fn symlinks(&self, trees: &[&TreeId]) -> Result<Vec<Vec<Symlink>>, AdapterError> {
+        Ok(Repo::symlinks(self, trees)?)
     }
 
     fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError> {

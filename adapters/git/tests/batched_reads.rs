@@ -195,3 +195,108 @@ fn a_pair_over_the_diff_bound_is_refused_announced_or_not_and_the_others_are_ser
         }
     }
 }
+
+/// The links of the base of the test below: (path, target).
+const BASE_LINKS: [(&str, &str); 5] = [
+    ("AGENTS.md", "docs/ai/guide.md"),
+    (".claude", "tools/claude"),
+    ("gone", "docs"),
+    ("moved", "docs"),
+    ("docs/up", "../tools"),
+];
+
+/// D-R131: the symbolic links a start reads from its temporary index (the
+/// candidate's) and derives from its one diff (the base's) are the ones
+/// git lists from the trees, targets included; and so are those a gate
+/// announced with its tree pairs, with no process of their own.
+#[test]
+fn the_links_a_start_reads_in_process_are_the_ones_git_lists() {
+    use std::os::unix::fs::symlink;
+    let f = Fixture::committed(
+        &[
+            ("docs/ai/guide.md", "# g\n"),
+            ("tools/claude/settings.json", "{}\n"),
+        ],
+        "targets",
+    )
+    .unwrap();
+    for (link, target) in BASE_LINKS {
+        symlink(target, f.root().join(link)).unwrap();
+    }
+    f.commit_all("links").unwrap();
+    // The change: a link removed, one retargeted, one added, one turned
+    // into a file, an ordinary file changed.
+    f.remove("gone").unwrap();
+    f.remove("AGENTS.md").unwrap();
+    symlink("docs/other.md", f.root().join("AGENTS.md")).unwrap();
+    symlink("tools", f.root().join("docs/new")).unwrap();
+    f.remove("moved").unwrap();
+    f.write("moved", "now a file\n").unwrap();
+    f.write("tools/claude/settings.json", "{\"hooks\":{}}\n")
+        .unwrap();
+    let start = f.repo().unwrap();
+    let obs = start.observe_candidate().unwrap();
+    let trees = [&obs.base_tree, &obs.candidate_tree];
+    let read = start.symlinks(&trees).unwrap();
+    let listed = f.repo().unwrap().symlinks(&trees).unwrap();
+    assert_eq!(read, listed);
+    let names = |links: &[probity_core::review::Symlink]| -> Vec<(String, String)> {
+        links
+            .iter()
+            .map(|l| {
+                (
+                    l.path.to_string(),
+                    String::from_utf8(l.target.clone()).unwrap(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        names(&read[0]),
+        [
+            (".claude", "tools/claude"),
+            ("AGENTS.md", "docs/ai/guide.md"),
+            ("docs/up", "../tools"),
+            ("gone", "docs"),
+            ("moved", "docs"),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    assert_eq!(
+        names(&read[1]),
+        [
+            (".claude", "tools/claude"),
+            ("AGENTS.md", "docs/other.md"),
+            ("docs/new", "tools"),
+            ("docs/up", "../tools"),
+        ]
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+    );
+    // Announced with the trees' pairs, as a gate announces (a stack: the
+    // candidate is the next change's base; one tree is listed, the others
+    // derived through the pairs' diffs): the same.
+    f.commit_all("change").unwrap();
+    f.remove("docs/up").unwrap();
+    symlink("../docs", f.root().join("tools/back")).unwrap();
+    f.commit_all("next").unwrap();
+    let next = TreeId::parse(rev(&f, "HEAD^{tree}")).unwrap();
+    let stack = [&obs.base_tree, &obs.candidate_tree, &next];
+    let gate = f.repo().unwrap();
+    use probity_ports::review::ExportGit;
+    gate.announce_diffs(&[
+        (obs.base_tree.clone(), obs.candidate_tree.clone()),
+        (obs.candidate_tree.clone(), next.clone()),
+    ])
+    .unwrap();
+    let plain = f.repo().unwrap();
+    let each: Vec<_> = stack
+        .iter()
+        .map(|t| plain.symlinks(&[t]).unwrap().remove(0))
+        .collect();
+    assert_eq!(gate.symlinks(&stack).unwrap(), each);
+    assert!(each[2].iter().any(|l| l.path.as_str() == "tools/back"));
+    assert_eq!(each[..2], listed[..]);
+    // A tree without links, and the empty tree, have none.
+    let empty = f.repo().unwrap().empty_tree().unwrap();
+    assert_eq!(f.repo().unwrap().symlinks(&[&empty]).unwrap(), [Vec::new()]);
+}

@@ -17,6 +17,7 @@ use std::sync::{Mutex, MutexGuard};
 use probity_core::digest::{Domain, Sha256Digest};
 use probity_core::review::Hunk;
 use probity_core::review::RangeCommit;
+use probity_core::review::Symlink;
 use probity_core::review::{BlobId, CommitId, IdError, ObjectId, RepoPath, TreeId};
 use probity_core::review::{
     CandidateContent, CandidateObservation, ChangedFile, FileMode, LineCount, LiveTarget,
@@ -578,6 +579,24 @@ impl GitPort for FakeGit {
                 .into_iter()
                 .map(|(p, a, b)| changed_file(p, a, b))
                 .collect())
+        })
+    }
+
+    fn symlinks(&self, trees: &[&TreeId]) -> Result<Vec<Vec<Symlink>>, AdapterError> {
+        self.world.with("symlinks", |w| {
+            trees
+                .iter()
+                .map(|t| {
+                    Ok(w.tree(t)?
+                        .iter()
+                        .filter(|(_, (mode, _))| *mode == FileMode::Symlink)
+                        .map(|(path, (_, target))| Symlink {
+                            path: path.clone(),
+                            target: target.clone(),
+                        })
+                        .collect())
+                })
+                .collect()
         })
     }
 

@@ -26,6 +26,7 @@ use probity_core::review::DeltaEntry;
 use probity_core::review::Hunk;
 use probity_core::review::ManifestEntry;
 use probity_core::review::RangeCommit;
+use probity_core::review::Symlink;
 use probity_core::review::{CandidateObservation, ChangedFile, LiveTarget};
 use probity_core::review::{CommitId, IdError, LineageId, RepoPath, TreeId};
 use probity_ports::review::{
@@ -406,6 +407,10 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
 
     fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError> {
         self.git.diff_files(span)
+    }
+
+    fn symlinks(&self, trees: &[&TreeId]) -> Result<Vec<Vec<Symlink>>, AdapterError> {
+        self.git.symlinks(trees)
     }
 
     fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError> {

@@ -1,12 +1,14 @@
 //! The vectors of the built-in risk policies after v1, each emitted after
 //! every earlier vector (so those keep their lines in the vector file):
-//! v2's (D-R114), then v3's (D-R122), each its document and digest, and a
-//! state revision and receipt made under it.
+//! v2's (D-R114), then v3's (D-R122), then v4's (D-R131), each its
+//! document and digest, and a state revision and receipt made under it.
 
 use super::{Builder, VectorError, err, receipt_vector, state_err, state_vector, to_value};
 use crate::digest::Sha256Digest;
 use crate::review::fixtures;
-use crate::review::{Lens, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, Receipt, RiskPolicy};
+use crate::review::{
+    Lens, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, POLICY_V4_DOMAIN, Receipt, RiskPolicy,
+};
 
 pub(super) fn vectors(b: &mut Builder) -> Result<(), VectorError> {
     for (version, domain, policy, hash) in [
@@ -21,6 +23,12 @@ pub(super) fn vectors(b: &mut Builder) -> Result<(), VectorError> {
             POLICY_V3_DOMAIN,
             RiskPolicy::v3(),
             RiskPolicy::v3_hash(),
+        ),
+        (
+            "v4",
+            POLICY_V4_DOMAIN,
+            RiskPolicy::v4(),
+            RiskPolicy::v4_hash(),
         ),
     ] {
         let n = format!("risk-policy-{version}");

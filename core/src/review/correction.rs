@@ -8,7 +8,7 @@ use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::finding::ValidatorResult;
 use crate::review::ids::{NonBlank, RepoPath, TreeId};
-use crate::review::risk::{RiskLevel, RiskPolicy, RiskReason, authored_lines};
+use crate::review::risk::{RiskLevel, RiskPolicy, RiskReason, Symlink, authored_lines};
 use crate::review::snapshot::ChangedFile;
 
 /// At most this many failed attempts; the next failure escalates.
@@ -41,19 +41,21 @@ impl FixMeasurement {
     /// fixer reports): every line each changed file's text diff changes —
     /// no golden rule, binary marker or attribute makes an edit free — and
     /// a mode change alone (e.g. `chmod +x`) is one line. `whole`: the
-    /// files Git lists from the base to `to_tree`, and `floor` the base
-    /// policy's floor reasons for them, which give [`FixMeasurement::tier`]
-    /// as every gate derives it.
+    /// files Git lists from the base to `to_tree`, `links` the symbolic
+    /// links of those two trees (D-R131) and `floor` the base policy's
+    /// floor reasons for them, which give [`FixMeasurement::tier`] as
+    /// every gate derives it.
     pub fn of(
         files: Vec<ChangedFile>,
         to_tree: TreeId,
         whole: &[ChangedFile],
+        links: &[Symlink],
         floor: Vec<RiskReason>,
     ) -> FixMeasurement {
         let newest = RiskPolicy::newest();
         FixMeasurement {
             tier: newest
-                .classify(whole, authored_lines(newest, whole))
+                .classify_linked(whole, authored_lines(newest, whole), links)
                 .with_floor(floor)
                 .level(),
             actual_lines: files

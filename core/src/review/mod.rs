@@ -183,8 +183,9 @@ pub use report::{
     sarif_log,
 };
 pub use risk::{
-    GoldenRule, POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, RiskAssessment, RiskLevel,
-    RiskPolicy, RiskReason, ScriptsRule, UnexplainedRisk, authored_lines, select_lenses,
+    GoldenRule, ManifestKeysRule, POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN,
+    POLICY_V4_DOMAIN, RiskAssessment, RiskLevel, RiskPolicy, RiskReason, ScriptsRule, Symlink,
+    UnexplainedRisk, authored_lines, select_lenses,
 };
 pub use roles::{
     BindError, FixerHandoff, HandedFinding, MAX_TRANSCRIPT_BYTES, RoleContext, RoleError,

@@ -1,9 +1,9 @@
 //! Risk classification from a versioned, hashed policy (R2.4–R2.6).
 //!
-//! The policy is data (`core/policy/risk-policy-v1.json`, `-v2.json` and
-//! `-v3.json`, embedded); `policy_hash` is its canonical digest. `start`
-//! freezes under the newest, and a gate derives with the newest whatever a
-//! record names (D-R114, D-R122). The tier is always explained by the
+//! The policy is data (`core/policy/risk-policy-v1.json` to `-v4.json`,
+//! embedded); `policy_hash` is its canonical digest. `start` freezes under
+//! the newest, and a gate derives with the newest whatever a record names
+//! (D-R114, D-R122, D-R131). The tier is always explained by the
 //! reason codes it reports, and [`RiskAssessment::new`] refuses a tier the
 //! reasons do not imply: the classifier fails closed.
 
@@ -18,10 +18,13 @@ use crate::digest::{Domain, Sha256Digest};
 use crate::review::lens::Lens;
 use crate::review::snapshot::{CandidateContent, ChangedFile, FileMode, LineCount};
 
+mod links;
 mod scan;
 #[cfg(test)]
 mod tests;
 
+use links::Links;
+pub use links::Symlink;
 use scan::Scan;
 
 /// Domain of `policy_hash` for the built-in policy v1.
@@ -32,6 +35,9 @@ pub const POLICY_V2_DOMAIN: Domain = Domain::new("probity/risk-policy/v2");
 
 /// Domain of `policy_hash` for the built-in policy v3.
 pub const POLICY_V3_DOMAIN: Domain = Domain::new("probity/risk-policy/v3");
+
+/// Domain of `policy_hash` for the built-in policy v4.
+pub const POLICY_V4_DOMAIN: Domain = Domain::new("probity/risk-policy/v4");
 
 /// The risk tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -124,8 +130,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1`, `/v2` or
-    /// `/v3`.
+    /// The policy's version label, `probity.risk-policy/v1` to `/v4`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -208,6 +213,38 @@ pub struct RiskPolicy {
     /// (`auto_run_config`, high; v3, absent before).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub auto_run_scripts: Option<ScriptsRule>,
+    /// A changed path a symbolic link of the base or candidate tree
+    /// resolves to is also rated as if it sat at the link's path, through
+    /// chains of at most this many links (a longer chain:
+    /// `unscanned_content`); 0: links are not followed (v4, absent
+    /// before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub symlink_hops: u64,
+    /// Manifests that run code of the project's own when a key is present
+    /// (`Cargo.toml`'s `build` or `proc-macro`): `auto_run_config`, high
+    /// (v4, absent before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub auto_run_manifest_keys: Vec<ManifestKeysRule>,
+    /// A changed file whose content starts (leading whitespace aside) with
+    /// one of these holds its real content elsewhere (a Git LFS pointer):
+    /// `unscanned_content`, high (v4, absent before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unscanned_content_prefixes: Vec<String>,
+}
+
+/// Manifests that run code of the project's own when they hold a key: a
+/// changed manifest naming one of `keys` as a key (at a line's start or
+/// after `.`, `{`, `,` or `]`, with whitespace and quotes removed and
+/// `\u` escapes read, so a dotted, quoted or escaped key is seen; a
+/// comment or a longer key is not) is `auto_run_config`. Conservative: a
+/// key of that name in any table counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestKeysRule {
+    /// File names (matched ASCII case-insensitively) of the manifests.
+    pub manifests: Vec<String>,
+    /// The keys (`build`, `proc-macro`).
+    pub keys: Vec<String>,
 }
 
 /// Manifests (`package.json`) a package manager runs scripts of when it
@@ -232,6 +269,7 @@ fn is_zero(n: &u64) -> bool {
 const POLICY_V1_JSON: &str = include_str!("../../policy/risk-policy-v1.json");
 const POLICY_V2_JSON: &str = include_str!("../../policy/risk-policy-v2.json");
 const POLICY_V3_JSON: &str = include_str!("../../policy/risk-policy-v3.json");
+const POLICY_V4_JSON: &str = include_str!("../../policy/risk-policy-v4.json");
 
 /// A built-in policy with its digest and its automata, built once.
 struct Builtin {
@@ -253,11 +291,12 @@ fn builtin(json: &str, domain: Domain) -> Builtin {
 static POLICY_V1: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V1_JSON, POLICY_DOMAIN));
 static POLICY_V2: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V2_JSON, POLICY_V2_DOMAIN));
 static POLICY_V3: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V3_JSON, POLICY_V3_DOMAIN));
+static POLICY_V4: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V4_JSON, POLICY_V4_DOMAIN));
 
 /// The built-in policies, oldest first: a state names one of them by its
 /// digest, and the newest derives what a gate checks.
-fn builtins() -> [&'static Builtin; 3] {
-    [&*POLICY_V1, &*POLICY_V2, &*POLICY_V3]
+fn builtins() -> [&'static Builtin; 4] {
+    [&*POLICY_V1, &*POLICY_V2, &*POLICY_V3, &*POLICY_V4]
 }
 
 impl RiskPolicy {
@@ -330,15 +369,28 @@ impl RiskPolicy {
         POLICY_V3.hash
     }
 
+    /// The built-in policy v4: v3's rules, and files reached through
+    /// symbolic links rated at the links' paths, manifests naming a build
+    /// script or a proc-macro, Git LFS pointers (D-R131).
+    pub fn v4() -> &'static RiskPolicy {
+        &POLICY_V4.policy
+    }
+
+    /// The canonical digest of the built-in policy v4
+    /// (`probity/risk-policy/v4`).
+    pub fn v4_hash() -> Sha256Digest {
+        POLICY_V4.hash
+    }
+
     /// The newest built-in policy: what `start` freezes under and what a
     /// gate derives a record's tier with, whatever policy the record names.
     pub fn newest() -> &'static RiskPolicy {
-        Self::v3()
+        Self::v4()
     }
 
     /// The digest of [`RiskPolicy::newest`].
     pub fn newest_hash() -> Sha256Digest {
-        Self::v3_hash()
+        Self::v4_hash()
     }
 
     /// The built-in policy whose digest is `hash`, if any.
@@ -356,7 +408,9 @@ impl RiskPolicy {
             RiskReason::AgentInstructions | RiskReason::DocCodeBlock => self.medium_reasons,
             RiskReason::AgentHooks => !self.agent_hook_paths.is_empty(),
             RiskReason::AutoRunConfig => {
-                !self.auto_run_paths.is_empty() || self.auto_run_scripts.is_some()
+                !self.auto_run_paths.is_empty()
+                    || self.auto_run_scripts.is_some()
+                    || !self.auto_run_manifest_keys.is_empty()
             }
             RiskReason::PathToken(_)
             | RiskReason::AdjacentTokens(..)
@@ -399,7 +453,26 @@ impl RiskPolicy {
     }
 
     /// Classifies a change. `authored_lines` is the authored line count.
+    /// No symbolic link is followed: [`RiskPolicy::classify_linked`]
+    /// without links.
     pub fn classify(&self, files: &[ChangedFile], authored_lines: u64) -> RiskAssessment {
+        self.classify_linked(files, authored_lines, &[])
+    }
+
+    /// Classifies a change whose base and candidate trees hold `links`
+    /// (both trees' symbolic links, in any order). Under a policy that
+    /// follows links (`symlink_hops`, v4), a changed file is rated at its
+    /// own path and at each path a link resolves to it from (the link's
+    /// path, or the link's path joined with the rest under a linked
+    /// directory, chains followed to the bound); a file reached through
+    /// more links than that cannot be shown free of a rule
+    /// (`unscanned_content`). Content rules read each file once.
+    pub fn classify_linked(
+        &self,
+        files: &[ChangedFile],
+        authored_lines: u64,
+        links: &[Symlink],
+    ) -> RiskAssessment {
         let own;
         let scan = match builtins()
             .into_iter()
@@ -411,64 +484,27 @@ impl RiskPolicy {
                 &own
             }
         };
+        let links = if self.symlink_hops == 0 {
+            Links::of(&[])
+        } else {
+            Links::of(links)
+        };
         let mut reasons = Vec::new();
         let mut medium = Vec::new();
         let mut all_passive = !files.is_empty();
         for f in files {
-            let path = f.path.as_str();
-            let tokens: Vec<String> = path
-                .split(['/', '\\', '.', '-', '_'])
-                .filter(|t| !t.is_empty())
-                .map(str::to_ascii_lowercase)
-                .collect();
-            for t in &tokens {
-                if self.high_path_tokens.iter().any(|h| h == t) {
-                    reasons.push(RiskReason::PathToken(t.clone()));
-                }
-            }
-            for w in tokens.windows(2) {
-                if self
-                    .high_adjacent_tokens
-                    .iter()
-                    .any(|(a, b)| *a == w[0] && *b == w[1])
-                {
-                    reasons.push(RiskReason::AdjacentTokens(w[0].clone(), w[1].clone()));
-                }
-            }
-            let ext = extension(path);
-            if ext.is_some_and(|e| self.shell_extensions.contains(&e)) {
-                reasons.push(RiskReason::ShellSource);
-            }
-            let name = file_name(path);
-            let workflow_yaml = self
-                .ci_path_prefixes
-                .iter()
-                .any(|p| path.starts_with(p.as_str()));
-            if workflow_yaml || self.ci_file_names.iter().any(|n| n == name) {
-                reasons.push(RiskReason::CiConfig);
-            }
-            if scan::path_matches(path, &self.agent_hook_paths) {
-                reasons.push(RiskReason::AgentHooks);
-            }
-            if scan::path_matches(path, &self.auto_run_paths)
-                || self
-                    .auto_run_scripts
-                    .as_ref()
-                    .is_some_and(|r| r.runs_on_install(name, &f.content))
-            {
-                reasons.push(RiskReason::AutoRunConfig);
-            }
             if f.executable_bit_changed() {
                 reasons.push(RiskReason::ExecutableBitChange);
             }
-            // Content not read to the end cannot be shown free of anything.
-            if matches!(
-                f.content,
-                CandidateContent::Bytes {
-                    complete: false,
-                    ..
+            // Content not read to the end cannot be shown free of anything;
+            // nor can content kept elsewhere (a Git LFS pointer, v4).
+            let unread = match &f.content {
+                CandidateContent::Bytes { complete, bytes } => {
+                    !*complete || scan::starts_with_any(bytes, &self.unscanned_content_prefixes)
                 }
-            ) {
+                CandidateContent::Absent => false,
+            };
+            if unread {
                 reasons.push(RiskReason::UnscannedContent);
             }
             // Every file is scanned: a "document" can be a build input. One
@@ -478,13 +514,26 @@ impl RiskPolicy {
                 reasons.push(RiskReason::ProcessSpawn);
             }
             let doc_code = found.is_some_and(|x| x.doc_code);
-            if let Some(cause) = self.not_passive(f, doc_code) {
-                all_passive = false;
-                medium.push(if self.medium_reasons {
-                    cause
-                } else {
-                    RiskReason::CodeChange
-                });
+            let aliases = if links.is_empty() {
+                links::Aliases::default()
+            } else {
+                links.aliases(f.path.as_str(), self.symlink_hops)
+            };
+            if aliases.beyond_bound {
+                reasons.push(RiskReason::UnscannedContent);
+            }
+            let at =
+                std::iter::once(f.path.as_str()).chain(aliases.paths.iter().map(String::as_str));
+            for path in at {
+                self.rate_path(path, f, &mut reasons);
+                if let Some(cause) = self.not_passive(path, f, doc_code) {
+                    all_passive = false;
+                    medium.push(if self.medium_reasons {
+                        cause
+                    } else {
+                        RiskReason::CodeChange
+                    });
+                }
             }
         }
         // Size is judged on every line Git measured as text too (outside
@@ -512,6 +561,58 @@ impl RiskPolicy {
         RiskAssessment { level, reasons }
     }
 
+    /// The high reasons `f` gives sitting at `path` (its own, or one a
+    /// link reaches it from): path tokens, shell sources, CI
+    /// configuration, agent hooks, configuration that runs by itself.
+    fn rate_path(&self, path: &str, f: &ChangedFile, reasons: &mut Vec<RiskReason>) {
+        let tokens: Vec<String> = path
+            .split(['/', '\\', '.', '-', '_'])
+            .filter(|t| !t.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
+        for t in &tokens {
+            if self.high_path_tokens.iter().any(|h| h == t) {
+                reasons.push(RiskReason::PathToken(t.clone()));
+            }
+        }
+        for w in tokens.windows(2) {
+            if self
+                .high_adjacent_tokens
+                .iter()
+                .any(|(a, b)| *a == w[0] && *b == w[1])
+            {
+                reasons.push(RiskReason::AdjacentTokens(w[0].clone(), w[1].clone()));
+            }
+        }
+        let ext = extension(path);
+        if ext.is_some_and(|e| self.shell_extensions.contains(&e)) {
+            reasons.push(RiskReason::ShellSource);
+        }
+        let name = file_name(path);
+        let workflow_yaml = self
+            .ci_path_prefixes
+            .iter()
+            .any(|p| path.starts_with(p.as_str()));
+        if workflow_yaml || self.ci_file_names.iter().any(|n| n == name) {
+            reasons.push(RiskReason::CiConfig);
+        }
+        if scan::path_matches(path, &self.agent_hook_paths) {
+            reasons.push(RiskReason::AgentHooks);
+        }
+        if scan::path_matches(path, &self.auto_run_paths)
+            || self
+                .auto_run_scripts
+                .as_ref()
+                .is_some_and(|r| r.runs_on_install(name, &f.content))
+            || self
+                .auto_run_manifest_keys
+                .iter()
+                .any(|r| r.names_key(name, &f.content))
+        {
+            reasons.push(RiskReason::AutoRunConfig);
+        }
+    }
+
     /// Why a file is not provably passive (`None` when it is): an
     /// agent-instruction file (`agent_instructions`), a document carrying
     /// code (`doc_code_block`), anything else (`code_change`).
@@ -523,8 +624,7 @@ impl RiskPolicy {
     /// marker or an indented code line; never an agent-instruction file.
     /// `doc_code`: the content holds a document code marker, as the spawn
     /// scan compares it.
-    fn not_passive(&self, f: &ChangedFile, doc_code: bool) -> Option<RiskReason> {
-        let path = f.path.as_str();
+    fn not_passive(&self, path: &str, f: &ChangedFile, doc_code: bool) -> Option<RiskReason> {
         let name = file_name(path);
         if self
             .agent_instruction_file_names

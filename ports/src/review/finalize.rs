@@ -737,11 +737,17 @@ fn measure_fix<G: GitPort>(
         to: &live.candidate_tree,
     })?;
     let floor = super::start::policy_floor(git, base, &whole)?;
+    let links: Vec<_> = git
+        .symlinks(&[base, &live.candidate_tree])?
+        .into_iter()
+        .flatten()
+        .collect();
     // Core's charging rule: every changed line, a mode change one line.
     Ok(FixMeasurement::of(
         files,
         live.candidate_tree.clone(),
         &whole,
+        &links,
         floor,
     ))
 }

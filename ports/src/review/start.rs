@@ -13,7 +13,7 @@ use probity_core::review::{FirstRecord, RecoverRequest, ScopeEvidence, Successor
 use probity_core::review::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy};
 use probity_core::review::{MAX_RANGE_COMMITS, RangeCommit, StackError, stack_order};
 use probity_core::review::{ReviewState, StartInput, StateRecord};
-use probity_core::review::{RiskPolicy, RiskReason};
+use probity_core::review::{RiskPolicy, RiskReason, Symlink};
 use probity_core::review::{authored_lines, select_lenses};
 
 use super::*;
@@ -286,8 +286,9 @@ fn start_or_resume<G: GitPort + ExportGit, S: RecordStore + ChainStore + IndexSt
     refuse_side_stepped_escalation(git, store, &snapshot)?;
 
     let floor = policy_floor(git, &obs.base_tree, &obs.changed)?;
+    let links = tree_links(git, &obs)?;
     let snapshot = anchor_diff(git, snapshot)?;
-    let state = ReviewState::start(start_input(&obs, snapshot, clock, focus, floor))?;
+    let state = ReviewState::start(start_input(&obs, &links, snapshot, clock, focus, floor))?;
     let first = FirstRecord::check(state.record()?)?;
     let created = store.create(&first)?;
     started(store, first.into_record(), created)
@@ -442,10 +443,21 @@ pub(super) fn policy_floor<G: GitPort + ?Sized>(
         .unwrap_or_default())
 }
 
-/// What start (and recover) derive from the live observation; `floor`:
-/// the base policy's floor reasons.
+/// The symbolic links of the observed base and candidate trees, which the
+/// newest risk policy follows (D-R131).
+fn tree_links<G: GitPort + ?Sized>(
+    git: &G,
+    obs: &CandidateObservation,
+) -> Result<Vec<Symlink>, ReviewError> {
+    let listed = git.symlinks(&[&obs.base_tree, &obs.candidate_tree])?;
+    Ok(listed.into_iter().flatten().collect())
+}
+
+/// What start (and recover) derive from the live observation and the
+/// symbolic links of its trees; `floor`: the base policy's floor reasons.
 fn start_input<C: Clock>(
     obs: &CandidateObservation,
+    links: &[Symlink],
     snapshot: FrozenCandidate,
     clock: &C,
     focus: Lens,
@@ -455,7 +467,9 @@ fn start_input<C: Clock>(
     // built-in policy (D-R114).
     let policy = RiskPolicy::newest();
     let lines = authored_lines(policy, &obs.changed);
-    let assessment = policy.classify(&obs.changed, lines).with_floor(floor);
+    let assessment = policy
+        .classify_linked(&obs.changed, lines, links)
+        .with_floor(floor);
     let lenses = select_lenses(assessment.level(), focus);
     // The prompts this build carries, frozen for the selected lenses: a
     // binding names its lens's prompt digest (issue 10).
@@ -608,20 +622,21 @@ fn create_or_resume_successor<
         owned_by_chain,
     };
     let floor = policy_floor(git, &obs.base_tree, &obs.changed)?;
+    let links = tree_links(git, &obs)?;
     // Eligibility first, so a refusal names its own reason rather than the
     // diff's size; then the anchor the successor freezes.
     successor(
         &pred,
         request.clone(),
         scope,
-        start_input(&obs, snapshot.clone(), clock, focus, floor.clone()),
+        start_input(&obs, &links, snapshot.clone(), clock, focus, floor.clone()),
     )?;
     let snapshot = anchor_diff(git, snapshot)?;
     let state = successor(
         &pred,
         request,
         scope,
-        start_input(&obs, snapshot, clock, focus, floor),
+        start_input(&obs, &links, snapshot, clock, focus, floor),
     )?;
     let successor = Successor::check(&pred, state.record()?)?;
     let created = store.create_successor(&successor)?;

@@ -9,6 +9,7 @@ use probity_core::review::Hunk;
 use probity_core::review::Lens;
 use probity_core::review::ManifestEntry;
 use probity_core::review::RangeCommit;
+use probity_core::review::Symlink;
 use probity_core::review::{CandidateObservation, ChangedFile, FrozenCandidate, LiveTarget};
 use probity_core::review::{CommitId, LineageId, Nonce, RepoPath, Timestamp, TreeId};
 use probity_core::review::{ExpectedArtifact, ObservedArtifact};
@@ -88,6 +89,16 @@ pub trait GitPort {
     /// diff work before diffing it, with [`probity_core::review::DiffTooLarge`]
     /// in its error's chain of sources (`diff_too_large`, D-R130).
     fn diff_files(&self, span: TreeSpan<'_>) -> Result<Vec<ChangedFile>, AdapterError>;
+    /// The symbolic links (git mode `120000`) of each of `trees`, in the
+    /// same order, each with its target (the link blob's bytes): what the
+    /// risk policy follows (D-R131). An adapter whose trees never hold a
+    /// link (its observations give no [`probity_core::review::FileMode::Symlink`])
+    /// may leave this as is: no tree has one. One whose trees may hold
+    /// links must list them, or a file reached through a link is rated by
+    /// its own path only, as policies before v4 rated it.
+    fn symlinks(&self, trees: &[&TreeId]) -> Result<Vec<Vec<Symlink>>, AdapterError> {
+        Ok(trees.iter().map(|_| Vec::new()).collect())
+    }
     /// The new-side hunks of one path between two trees (`diff -U0`).
     fn hunks(&self, span: TreeSpan<'_>, path: &RepoPath) -> Result<Vec<Hunk>, AdapterError>;
     /// The bytes of the blob at `path` in `tree`, at most `cap + 1` of

@@ -11,7 +11,7 @@ use probity_core::review::{
     NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation, check_final_tier,
     check_scope, import_rank, note_lines, notes_denial, refused_bundles,
 };
-use probity_core::review::{CommitId, LineageId, TreeId};
+use probity_core::review::{CommitId, LineageId, Symlink, TreeId};
 use probity_core::review::{FirstRecord, Successor};
 use probity_core::review::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::{NOTES_REF, ReceiveUpdate, check_deletion, is_protected};
@@ -204,14 +204,42 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
     // have been pushed, and such a record is history verified by its
     // bytes only.
     let prompts = PromptSet::builtin();
+    let mut present = Vec::new();
     for record in &bundle.records {
         let snap = record.state().snapshot();
         let pair = [snap.base_tree.to_string(), snap.candidate_tree.to_string()];
-        if !git.missing_objects(&pair)?.is_empty() {
-            continue;
+        if git.missing_objects(&pair)?.is_empty() {
+            present.push(record);
         }
-        let changed = git.diff_files(TreeSpan::from(snap))?;
-        check_derivation(record, &changed, &prompts)?;
+    }
+    // The tier follows the trees' symbolic links (D-R131): every tree
+    // re-derived here is listed once, in one request.
+    let leaf_final = bundle.leaf().map(|r| r.state().final_candidate_tree());
+    let mut trees: Vec<&TreeId> = present
+        .iter()
+        .flat_map(|r| {
+            [
+                &r.state().snapshot().base_tree,
+                &r.state().snapshot().candidate_tree,
+            ]
+        })
+        .chain(leaf_final)
+        .collect();
+    trees.sort();
+    trees.dedup();
+    let listed = git.symlinks(&trees)?;
+    let links = |span: TreeSpan<'_>| -> Vec<Symlink> {
+        trees
+            .iter()
+            .zip(&listed)
+            .filter(|(t, _)| **t == span.from || **t == span.to)
+            .flat_map(|(_, l)| l.iter().cloned())
+            .collect()
+    };
+    for record in present {
+        let span = TreeSpan::from(record.state().snapshot());
+        let changed = git.diff_files(span)?;
+        check_derivation(record, &changed, &links(span), &prompts)?;
     }
     // The leaf's correction tree (here: checked above) is what its
     // approval covers: its tier may not exceed the one the review ran at
@@ -221,11 +249,12 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
         let snap = record.state().snapshot();
         let last = record.state().final_candidate_tree();
         if *last != snap.candidate_tree {
-            let corrected = git.diff_files(TreeSpan {
+            let span = TreeSpan {
                 from: &snap.base_tree,
                 to: last,
-            })?;
-            check_final_tier(record, &corrected)?;
+            };
+            let corrected = git.diff_files(span)?;
+            check_final_tier(record, &corrected, &links(span))?;
         }
     }
     Ok(())

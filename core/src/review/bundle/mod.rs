@@ -35,7 +35,7 @@ use crate::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 use crate::review::prompts::PromptSet;
 use crate::review::receipt::Receipt;
 use crate::review::recovery::{Ancestor, ChainError, check_link};
-use crate::review::risk::{RiskLevel, RiskPolicy, authored_lines};
+use crate::review::risk::{RiskLevel, RiskPolicy, Symlink, authored_lines};
 use crate::review::snapshot::ChangedFile;
 use crate::review::state::{Stage, StateError, StateRecord, StateRecordWire};
 
@@ -756,9 +756,19 @@ pub enum DerivationError {
     },
 }
 
+/// The tier the newest built-in policy gives `changed` between trees
+/// holding `links`.
+fn newest_tier(changed: &[ChangedFile], links: &[Symlink]) -> RiskLevel {
+    let newest = RiskPolicy::newest();
+    newest
+        .classify_linked(changed, authored_lines(newest, changed), links)
+        .level()
+}
+
 /// Re-derives what start froze for `record` from `changed`, the files
 /// Git lists between its base and initial candidate trees (with modes,
-/// line counts and leading content, as start observed them): the authored
+/// line counts and leading content, as start observed them), and `links`,
+/// the symbolic links of those two trees (D-R131): the authored
 /// lines (which the budget derives from) equal under the built-in policy
 /// the record names, the risk tier at least the one the newest built-in
 /// policy derives, whatever policy the record names (a record cannot
@@ -768,6 +778,7 @@ pub enum DerivationError {
 pub fn check_derivation(
     record: &StateRecord,
     changed: &[ChangedFile],
+    links: &[Symlink],
     prompts: &PromptSet,
 ) -> Result<(), DerivationError> {
     let s = &record.state;
@@ -784,10 +795,7 @@ pub fn check_derivation(
             derived: lines,
         });
     }
-    let newest = RiskPolicy::newest();
-    let derived = newest
-        .classify(changed, authored_lines(newest, changed))
-        .level();
+    let derived = newest_tier(changed, links);
     if frozen.risk_level.rank() < derived.rank() {
         return Err(DerivationError::RiskUnderstated {
             lineage,
@@ -806,19 +814,18 @@ pub fn check_derivation(
 /// Whether `record`'s correction raised its tier (D-R127): `changed` are
 /// the files Git lists between its base and its final candidate trees (a
 /// corrected record's; without a correction they are
-/// [`check_derivation`]'s). The tier is derived with the newest built-in
-/// risk policy, as [`check_derivation`] derives it: a tier above the one
-/// frozen is refused, whatever signed the review, for its lenses ran and
-/// its roles were asked at the frozen one.
+/// [`check_derivation`]'s), `links` the symbolic links of those two
+/// trees. The tier is derived with the newest built-in risk policy, as
+/// [`check_derivation`] derives it: a tier above the one frozen is
+/// refused, whatever signed the review, for its lenses ran and its roles
+/// were asked at the frozen one.
 pub fn check_final_tier(
     record: &StateRecord,
     changed: &[ChangedFile],
+    links: &[Symlink],
 ) -> Result<(), DerivationError> {
     let frozen = record.state.frozen.risk_level;
-    let newest = RiskPolicy::newest();
-    let derived = newest
-        .classify(changed, authored_lines(newest, changed))
-        .level();
+    let derived = newest_tier(changed, links);
     if frozen.rank() < derived.rank() {
         return Err(DerivationError::RiskRaisedByCorrection {
             lineage: record.state.lineage_id.clone(),

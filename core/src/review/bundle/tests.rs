@@ -304,9 +304,9 @@ fn a_correction_may_not_raise_the_tier_the_review_ran_at() {
     let obs = fixtures::parser_observation();
     let r = approved().record().unwrap();
     assert_eq!(r.state.frozen.risk_level, RiskLevel::Medium);
-    assert_eq!(check_final_tier(&r, &obs.changed), Ok(()));
+    assert_eq!(check_final_tier(&r, &obs.changed, &[]), Ok(()));
     assert!(matches!(
-        check_final_tier(&r, &process_spawning(&obs)),
+        check_final_tier(&r, &process_spawning(&obs), &[]),
         Err(DerivationError::RiskRaisedByCorrection {
             recorded: RiskLevel::Medium,
             derived: RiskLevel::High,
@@ -320,13 +320,13 @@ fn what_start_froze_is_re_derived_from_the_trees() {
     let obs = fixtures::parser_observation();
     let set = PromptSet::builtin();
     let r = approved().record().unwrap();
-    assert_eq!(check_derivation(&r, &obs.changed, &set), Ok(()));
+    assert_eq!(check_derivation(&r, &obs.changed, &[], &set), Ok(()));
     // Fewer authored lines in the trees than the record froze: its
     // budget is not the trees'.
     let mut fewer = obs.changed.clone();
     fewer[0] = fixtures::text_change("src/parser.rs", 3, 2, "pub fn parse() {}\n");
     assert!(matches!(
-        check_derivation(&r, &fewer, &set),
+        check_derivation(&r, &fewer, &[], &set),
         Err(DerivationError::AuthoredLines {
             recorded: 60,
             derived: 13,
@@ -336,7 +336,7 @@ fn what_start_froze_is_re_derived_from_the_trees() {
     // Trees whose change is high risk (a process-spawning line): the
     // record claims medium and one lens.
     assert!(matches!(
-        check_derivation(&r, &process_spawning(&obs), &set),
+        check_derivation(&r, &process_spawning(&obs), &[], &set),
         Err(DerivationError::RiskUnderstated {
             recorded: RiskLevel::Medium,
             derived: RiskLevel::High,
@@ -353,7 +353,7 @@ fn what_start_froze_is_re_derived_from_the_trees() {
     });
     let low = low.expect("a hand-written low-risk record still reads");
     assert!(matches!(
-        check_derivation(&low.record().unwrap(), &obs.changed, &set),
+        check_derivation(&low.record().unwrap(), &obs.changed, &[], &set),
         Err(DerivationError::RiskUnderstated { .. })
     ));
     // Another policy digest is refused when the record is read.
@@ -387,7 +387,7 @@ fn frozen_prompts_must_be_the_ones_this_build_knows() {
     input.prompts = Some(builtin.freeze(&input.lenses));
     let r0 = ReviewState::start(input).unwrap();
     let r = r0.record().unwrap();
-    assert_eq!(check_derivation(&r, &obs.changed, &builtin), Ok(()));
+    assert_eq!(check_derivation(&r, &obs.changed, &[], &builtin), Ok(()));
     // A build whose prompts differ does not know these digests.
     let other = PromptSet::from_files(|name| {
         let text = builtin_file(name)?;
@@ -395,7 +395,7 @@ fn frozen_prompts_must_be_the_ones_this_build_knows() {
     })
     .unwrap();
     assert!(matches!(
-        check_derivation(&r, &obs.changed, &other),
+        check_derivation(&r, &obs.changed, &[], &other),
         Err(DerivationError::Prompts { .. })
     ));
 }
@@ -425,9 +425,20 @@ fn assert_understated(
     recorded: RiskLevel,
     derived: RiskLevel,
 ) {
+    assert_understated_linked(record, changed, &[], recorded, derived);
+}
+
+/// As [`assert_understated`], the trees holding `links`.
+fn assert_understated_linked(
+    record: &StateRecord,
+    changed: &[crate::review::ChangedFile],
+    links: &[crate::review::Symlink],
+    recorded: RiskLevel,
+    derived: RiskLevel,
+) {
     assert_eq!(record.state.frozen.risk_level, recorded);
     assert_eq!(
-        check_derivation(record, changed, &PromptSet::builtin()),
+        check_derivation(record, changed, links, &PromptSet::builtin()),
         Err(DerivationError::RiskUnderstated {
             lineage: record.state.lineage_id.clone(),
             recorded,
@@ -469,13 +480,17 @@ fn a_v1_record_is_held_to_the_newest_policys_tier() {
         assert_understated(&v1, &obs.changed, RiskLevel::Low, RiskLevel::Medium);
         let v2 = under(true, &obs);
         assert_eq!(v2.state.frozen.risk_level, RiskLevel::Medium, "{path}");
-        assert_eq!(check_derivation(&v2, &obs.changed, &set), Ok(()), "{path}");
+        assert_eq!(
+            check_derivation(&v2, &obs.changed, &[], &set),
+            Ok(()),
+            "{path}"
+        );
     }
     // Spaced tokens in a document: v1 saw a low document, v2 a spawn.
     let spaced = "```rust\nlet _ = std :: process :: Command :: new (\"sh\");\n```\n";
     let obs = obs_of(vec![doc("README.md", spaced)]);
     assert!(matches!(
-        check_derivation(&under(false, &obs), &obs.changed, &set),
+        check_derivation(&under(false, &obs), &obs.changed, &[], &set),
         Err(DerivationError::RiskUnderstated {
             recorded: RiskLevel::Low,
             derived: RiskLevel::High,
@@ -487,10 +502,10 @@ fn a_v1_record_is_held_to_the_newest_policys_tier() {
     let plain = obs_of(vec![doc("docs/guide.md", "# Guide\n\nRead the *code*.\n")]);
     let r = under(false, &plain);
     assert_eq!(r.state.frozen.risk_level, RiskLevel::Low);
-    assert_eq!(check_derivation(&r, &plain.changed, &set), Ok(()));
+    assert_eq!(check_derivation(&r, &plain.changed, &[], &set), Ok(()));
     let parser = fixtures::parser_observation();
     assert_eq!(
-        check_derivation(&approved().record().unwrap(), &parser.changed, &set),
+        check_derivation(&approved().record().unwrap(), &parser.changed, &[], &set),
         Ok(())
     );
 }
@@ -520,11 +535,64 @@ fn a_v2_record_is_held_to_v3s_tier() {
         assert_understated(&v2, &obs.changed, RiskLevel::Medium, RiskLevel::High);
         let v3 = record_under(RiskPolicy::v3(), RiskPolicy::v3_hash(), &obs);
         assert_eq!(v3.state.frozen.risk_level, RiskLevel::High, "{path}");
-        assert_eq!(check_derivation(&v3, &obs.changed, &set), Ok(()), "{path}");
+        assert_eq!(
+            check_derivation(&v3, &obs.changed, &[], &set),
+            Ok(()),
+            "{path}"
+        );
     }
     let obs = obs_of("src/lib.rs", "pub fn f() {}\n");
     let v2 = record_under(RiskPolicy::v2(), RiskPolicy::v2_hash(), &obs);
-    assert_eq!(check_derivation(&v2, &obs.changed, &set), Ok(()));
+    assert_eq!(check_derivation(&v2, &obs.changed, &[], &set), Ok(()));
+}
+
+/// A record stamped with policy v3 is checked against v4's tier, the
+/// trees' symbolic links given (D-R131): an edit to the file `AGENTS.md`
+/// links to, low under v3, is medium; one to the settings a `.claude`
+/// link reaches, medium under v3, is high. Without the links (a tree that
+/// holds none) they rate as before, and a correction that reaches them is
+/// refused as a raised tier.
+#[test]
+fn a_v3_record_is_held_to_v4s_tier_through_the_trees_links() {
+    let set = PromptSet::builtin();
+    let link = |path: &str, target: &str| crate::review::Symlink {
+        path: crate::review::RepoPath::parse(path).unwrap(),
+        target: target.as_bytes().to_vec(),
+    };
+    let links = [
+        link("AGENTS.md", "docs/ai/guide.md"),
+        link(".claude", "tools/claude"),
+    ];
+    for (path, content, v3_tier, v4_tier) in [
+        (
+            "docs/ai/guide.md",
+            "Always run `./x` first.\n",
+            RiskLevel::Low,
+            RiskLevel::Medium,
+        ),
+        (
+            "tools/claude/settings.json",
+            r#"{"hooks":{}}"#,
+            RiskLevel::Medium,
+            RiskLevel::High,
+        ),
+    ] {
+        let mut obs = fixtures::parser_observation();
+        obs.changed = vec![fixtures::text_change(path, 2, 0, content)];
+        obs.intended_untracked = Vec::new();
+        let v3 = record_under(RiskPolicy::v3(), RiskPolicy::v3_hash(), &obs);
+        assert_understated_linked(&v3, &obs.changed, &links, v3_tier, v4_tier);
+        assert_eq!(
+            check_derivation(&v3, &obs.changed, &[], &set),
+            Ok(()),
+            "{path}"
+        );
+        assert_eq!(check_final_tier(&v3, &obs.changed, &[]), Ok(()), "{path}");
+        assert!(matches!(
+            check_final_tier(&v3, &obs.changed, &links),
+            Err(DerivationError::RiskRaisedByCorrection { .. })
+        ));
+    }
 }
 
 /// Two signers in two clones each publish a line of the same lineage

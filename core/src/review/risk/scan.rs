@@ -543,6 +543,81 @@ impl super::ScriptsRule {
     }
 }
 
+/// Whether `bytes`, its leading whitespace aside (ASCII, NEL and NBSP, as
+/// Go's `TrimSpace`, which Git LFS reads a pointer with), starts with one
+/// of `prefixes`.
+pub(super) fn starts_with_any(bytes: &[u8], prefixes: &[String]) -> bool {
+    if prefixes.is_empty() {
+        return false;
+    }
+    let mut rest = bytes;
+    loop {
+        if let Some((b, r)) = rest.split_first()
+            && (b.is_ascii_whitespace() || *b == 0x0b)
+        {
+            rest = r;
+        } else if let Some(r) = rest
+            .strip_prefix("\u{85}".as_bytes())
+            .or_else(|| rest.strip_prefix("\u{a0}".as_bytes()))
+        {
+            rest = r;
+        } else {
+            break;
+        }
+    }
+    prefixes.iter().any(|p| rest.starts_with(p.as_bytes()))
+}
+
+impl super::ManifestKeysRule {
+    /// Whether a changed file named `name` with `content` is one of the
+    /// manifests and names one of the keys: on a line with whitespace and
+    /// quotes removed and `\uXXXX`/`\UXXXXXXXX` escapes read, the key
+    /// followed by `=`, at the line's start or after `.`, `{`, `,` or `]`
+    /// (a dotted, quoted, escaped or inline-table key; not a comment, not
+    /// a longer key). Content that is not UTF-8 cannot be shown free of
+    /// the keys. A deleted manifest runs nothing.
+    pub(in crate::review) fn names_key(&self, name: &str, content: &CandidateContent) -> bool {
+        if !self.manifests.iter().any(|m| m.eq_ignore_ascii_case(name)) {
+            return false;
+        }
+        let Some(bytes) = content.bytes() else {
+            return false;
+        };
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return true;
+        };
+        text.lines().any(|line| {
+            let flat = key_view(line);
+            self.keys.iter().any(|k| {
+                let want = format!("{k}=");
+                flat.match_indices(&want).any(|(i, _)| {
+                    i == 0 || matches!(flat.as_bytes()[i - 1], b'.' | b'{' | b',' | b']')
+                })
+            })
+        })
+    }
+}
+
+/// A TOML line as its keys read: escapes (`\u0069`) decoded, whitespace
+/// and quotes removed.
+fn key_view(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\' && matches!(chars.peek(), Some('u' | 'U')) {
+            let width = if chars.next() == Some('u') { 4 } else { 8 };
+            let hex: String = chars.by_ref().take(width).collect();
+            match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                Some(d) => out.push(d),
+                None => out.push_str(&hex),
+            }
+        } else if !(c.is_whitespace() || c == '"' || c == '\'') {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Whether a text document may hold an indented code block (which
 /// rustdoc, for one, runs as a doctest): a line indented at least
 /// `columns` (a tab reaching the next multiple of 4) that is not blank and

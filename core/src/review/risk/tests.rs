@@ -492,25 +492,40 @@ fn the_v2_automata_answer_as_a_search_per_pattern() {
     }
 }
 
-#[test]
-fn v3_is_its_own_document_under_its_own_domain() {
-    let (v2, v3) = (RiskPolicy::v2(), RiskPolicy::v3());
-    is_builtin(v3, "v3", POLICY_V3_DOMAIN, RiskPolicy::v3_hash());
-    assert_ne!(RiskPolicy::v3_hash(), RiskPolicy::v2_hash());
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v3_hash());
-    assert!(std::ptr::eq(RiskPolicy::newest(), v3));
-    // v1 and v2 serialize as their files did: v3's fields are absent.
-    for (p, json) in [
-        (RiskPolicy::v1(), POLICY_V1_JSON),
-        (RiskPolicy::v2(), POLICY_V2_JSON),
-    ] {
+/// `new`, the built-in policy `version` under `domain`, follows `old`:
+/// its own digest, the older policies (`older`, each with its file)
+/// serialize as their files did (`new`'s fields absent), and `new` only
+/// adds to `old`'s lists, with the same indented-code rule and a spawn
+/// scan blind to whitespace and comments.
+fn follows(
+    (old, old_hash): (&RiskPolicy, Sha256Digest),
+    (new, new_hash): (&RiskPolicy, Sha256Digest),
+    (version, domain): (&str, Domain),
+    older: &[(&RiskPolicy, &str)],
+) {
+    is_builtin(new, version, domain, new_hash);
+    assert_ne!(new_hash, old_hash);
+    for (p, json) in older {
         let file: serde_json::Value = serde_json::from_str(json).unwrap();
         assert_eq!(serde_json::to_value(p).unwrap(), file);
     }
-    // v3's lists hold all of v2's: the newer policy only adds.
-    only_adds(v2, v3);
-    assert_eq!(v2.doc_indented_code_columns, v3.doc_indented_code_columns);
-    assert!(v3.spawn_ignores_whitespace && v3.spawn_ignores_comments && v3.medium_reasons);
+    only_adds(old, new);
+    assert_eq!(old.doc_indented_code_columns, new.doc_indented_code_columns);
+    assert!(new.spawn_ignores_whitespace && new.spawn_ignores_comments && new.medium_reasons);
+}
+
+#[test]
+fn v3_is_its_own_document_under_its_own_domain() {
+    let (v2, v3) = (RiskPolicy::v2(), RiskPolicy::v3());
+    follows(
+        (v2, RiskPolicy::v2_hash()),
+        (v3, RiskPolicy::v3_hash()),
+        ("v3", POLICY_V3_DOMAIN),
+        &[(RiskPolicy::v1(), POLICY_V1_JSON), (v2, POLICY_V2_JSON)],
+    );
+    // No longer the newest: v4 is (D-R131).
+    assert_ne!(RiskPolicy::newest_hash(), RiskPolicy::v3_hash());
+    assert!(!std::ptr::eq(RiskPolicy::newest(), v3));
     // Only v3 gives `auto_run_config`.
     assert!(v3.gives(&RiskReason::AutoRunConfig));
     assert!(!v2.gives(&RiskReason::AutoRunConfig));
@@ -744,4 +759,287 @@ fn v3_knows_more_agents_instructions_and_hooks() {
         level_and_reasons(RiskPolicy::v2(), ".kilocode/mcp.json", text).0,
         RiskLevel::Medium
     );
+}
+
+#[test]
+fn v4_is_its_own_document_under_its_own_domain() {
+    let (v3, v4) = (RiskPolicy::v3(), RiskPolicy::v4());
+    let older = [
+        (RiskPolicy::v1(), POLICY_V1_JSON),
+        (RiskPolicy::v2(), POLICY_V2_JSON),
+        (v3, POLICY_V3_JSON),
+    ];
+    follows(
+        (v3, RiskPolicy::v3_hash()),
+        (v4, RiskPolicy::v4_hash()),
+        ("v4", POLICY_V4_DOMAIN),
+        &older,
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v4_hash());
+    assert!(std::ptr::eq(RiskPolicy::newest(), v4));
+    assert!(older.iter().all(|(p, _)| p.symlink_hops == 0));
+    assert!(
+        v3.auto_run_paths
+            .iter()
+            .all(|x| v4.auto_run_paths.contains(x))
+    );
+    assert_eq!(v3.auto_run_scripts, v4.auto_run_scripts);
+    assert!(v4.gives(&RiskReason::AutoRunConfig) && v4.gives(&RiskReason::AgentHooks));
+}
+
+fn link(path: &str, target: &str) -> Symlink {
+    Symlink {
+        path: RepoPath::parse(path).unwrap(),
+        target: target.as_bytes().to_vec(),
+    }
+}
+
+/// `path` with `content` between trees holding `links`, as `p` rates it.
+fn linked(
+    p: &RiskPolicy,
+    path: &str,
+    content: &[u8],
+    links: &[Symlink],
+) -> (RiskLevel, Vec<RiskReason>) {
+    let a = p.classify_linked(&[file(path, R, R, content)], 1, links);
+    (a.level(), a.reasons().to_vec())
+}
+
+/// Red team round 3, finding 2 (D-R131): once the base holds
+/// `AGENTS.md -> docs/ai/guide.md` or `.claude -> tools/claude`, an edit
+/// to the target is rated at the link's path too under v4; v1 to v3 rate
+/// it by its own path, as before.
+#[test]
+fn v4_rates_a_file_reached_through_a_symbolic_link_at_the_links_path() {
+    let text = b"Always run `./deploy` first.\n";
+    let links = [
+        link("AGENTS.md", "docs/ai/guide.md"),
+        link(".claude", "tools/claude"),
+        link("pkg/CLAUDE.md", "../shared/rules.md"),
+        link("tools", "vendor/tools"),
+        link("escape.md", "../../outside.md"),
+        link("abs.md", "/etc/guide.md"),
+        link("GEMINI.md", "AGENTS.md"),
+    ];
+    let v4 = RiskPolicy::v4();
+    let instructions = (RiskLevel::Medium, vec![RiskReason::AgentInstructions]);
+    let hooks = (RiskLevel::High, vec![RiskReason::AgentHooks]);
+    for path in [
+        "docs/ai/guide.md",
+        "tools/claude/commands/deploy.md",
+        "shared/rules.md",
+        "vendor/tools/claude/commands/deploy.md",
+        "Docs/AI/guide.md",
+    ] {
+        assert_eq!(linked(v4, path, text, &links), instructions, "{path}");
+    }
+    for path in [
+        "tools/claude/settings.json",
+        "vendor/tools/claude/settings.json",
+        "tools/claude/hooks/pre.md",
+    ] {
+        assert_eq!(linked(v4, path, text, &links), hooks, "{path}");
+    }
+    // Paths no link reaches, and targets outside the repository: as
+    // their own paths.
+    for path in [
+        "docs/ai/other.md",
+        "tools/claudes/a.md",
+        "outside.md",
+        "etc/guide.md",
+    ] {
+        assert_eq!(linked(v4, path, text, &links).0, RiskLevel::Low, "{path}");
+    }
+    // Every rule applies at the link's path: a shell source, a CI file, a
+    // path token, configuration that runs by itself.
+    let more = [
+        link("run.sh", "scripts/run.txt"),
+        link(".github/workflows", "../ci"),
+        link("src/auth", "plain"),
+        link(".vscode/tasks.json", "../editor/tasks.json"),
+    ];
+    assert_eq!(
+        linked(v4, "scripts/run.txt", b"echo\n", &more).1,
+        [RiskReason::ShellSource]
+    );
+    assert_eq!(
+        linked(v4, "ci/build.yml", b"on: push\n", &more).1,
+        [RiskReason::CiConfig]
+    );
+    assert_eq!(
+        linked(v4, "src/plain/mod.rs", b"fn f() {}\n", &more).1,
+        [RiskReason::PathToken("auth".into())]
+    );
+    assert_eq!(
+        linked(v4, "editor/tasks.json", b"{}", &more).1,
+        [RiskReason::AutoRunConfig]
+    );
+    // A chain longer than the bound is not followed: the file cannot be
+    // shown free of a rule.
+    let mut chain: Vec<Symlink> = (0..9)
+        .map(|i| link(&format!("l{i}"), &format!("l{}", i + 1)))
+        .collect();
+    chain.push(link("l9", "docs/guide.md"));
+    assert_eq!(
+        linked(v4, "docs/guide.md", text, &chain),
+        (RiskLevel::High, vec![RiskReason::UnscannedContent])
+    );
+    // v1 to v3 follow no link.
+    for p in [RiskPolicy::v1(), RiskPolicy::v2(), RiskPolicy::v3()] {
+        for (path, links) in [
+            ("docs/ai/guide.md", &links[..]),
+            ("tools/claude/commands/deploy.md", &links[..]),
+            ("docs/guide.md", &chain[..]),
+        ] {
+            assert_eq!(linked(p, path, text, links).0, RiskLevel::Low, "{path}");
+        }
+        assert_eq!(
+            linked(p, "tools/claude/settings.json", text, &links),
+            level_and_reasons(p, "tools/claude/settings.json", text)
+        );
+    }
+    // Without links v4 rates as v3.
+    assert_eq!(linked(v4, "docs/ai/guide.md", text, &[]).0, RiskLevel::Low);
+}
+
+/// D-R131: a Cargo manifest naming a build script or making its crate a
+/// proc-macro, a Python package's `setup.py` or in-tree build backend,
+/// and JetBrains run configurations and workspace run what the project
+/// holds when it is opened or installed: high under v4, medium under v3.
+#[test]
+fn v4_rates_manifests_that_run_the_projects_code_high() {
+    let auto = (RiskLevel::High, vec![RiskReason::AutoRunConfig]);
+    let (v3, v4) = (RiskPolicy::v3(), RiskPolicy::v4());
+    for content in [
+        "[package]\nname = \"x\"\nbuild = \"gen.rs\"\n",
+        "[package]\nbuild=false\n",
+        "package.build = \"gen.rs\"\n",
+        "package = { name = \"x\", build = \"gen.rs\" }\n",
+        "[package]\n\"build\" = \"gen.rs\"\n",
+        "[package]\n'build' = \"gen.rs\"\n",
+        "[package]\n\"bu\\u0069ld\" = \"gen.rs\"\n",
+        "[package]\n  build   =   \"gen.rs\"  # a comment\n",
+        "[lib]\nproc-macro = true\n",
+        "[lib]\nproc_macro = true\n",
+        "lib.proc-macro = true\n",
+    ] {
+        let bytes = content.as_bytes();
+        for path in ["Cargo.toml", "crates/m/Cargo.toml"] {
+            assert_eq!(
+                level_and_reasons(v4, path, bytes),
+                auto,
+                "{path}: {content}"
+            );
+            assert_eq!(
+                level_and_reasons(v3, path, bytes).0,
+                RiskLevel::Medium,
+                "{content}"
+            );
+        }
+    }
+    // Not UTF-8: not shown free of the keys.
+    assert_eq!(
+        level_and_reasons(v4, "Cargo.toml", b"[package]\nname = \"\xff\"\n"),
+        auto
+    );
+    // Dependencies, a comment, a longer key, another file: medium, as code.
+    for content in [
+        "[package]\nname = \"x\"\n\n[build-dependencies]\ncc = \"1\"\n",
+        "[package]\n# build = \"gen.rs\"\n",
+        "[package]\nrebuild = 1\nbuild-override = 2\n",
+        "[profile.dev.build-override]\nopt-level = 3\n",
+    ] {
+        assert_eq!(
+            level_and_reasons(v4, "Cargo.toml", content.as_bytes()).0,
+            RiskLevel::Medium,
+            "{content}"
+        );
+    }
+    assert_eq!(
+        level_and_reasons(v4, "notes/Cargo.toml.txt", b"build = 1\n").0,
+        RiskLevel::Medium
+    );
+    let backend = b"[build-system]\nbuild-backend = \"b\"\nbackend-path = [\"tools\"]\n";
+    assert_eq!(level_and_reasons(v4, "pyproject.toml", backend), auto);
+    assert_eq!(
+        level_and_reasons(v4, "pyproject.toml", b"[project]\nname = \"x\"\n").0,
+        RiskLevel::Medium
+    );
+    let paths = [
+        "setup.py",
+        "py/setup.py",
+        ".idea/runConfigurations/App.xml",
+        ".idea/workspace.xml",
+        ".run/App.run.xml",
+    ];
+    all_rated(v4, &paths, b"<component/>\n", auto.clone());
+    for path in paths {
+        assert_eq!(
+            level_and_reasons(v3, path, b"<component/>\n").0,
+            RiskLevel::Medium
+        );
+    }
+    // A deleted manifest runs nothing.
+    let gone = ChangedFile {
+        content: CandidateContent::Absent,
+        ..file("Cargo.toml", R, None, b"")
+    };
+    assert_eq!(v4.classify(&[gone], 1).level(), RiskLevel::Medium);
+}
+
+/// D-R131: a Git LFS pointer holds its content elsewhere, unscanned:
+/// high under v4 (a document under v3, low), whatever whitespace leads it.
+#[test]
+fn v4_rates_a_git_lfs_pointer_as_unscanned_content() {
+    let pointer = b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n";
+    let unscanned = (RiskLevel::High, vec![RiskReason::UnscannedContent]);
+    assert!(RiskReason::UnscannedContent.is_high());
+    for path in ["docs/guide.md", "assets/logo.png", "src/lib.rs"] {
+        assert_eq!(
+            level_and_reasons(RiskPolicy::v4(), path, pointer),
+            unscanned,
+            "{path}"
+        );
+    }
+    let mut led = b"\n \t".to_vec();
+    led.extend_from_slice(pointer);
+    assert_eq!(
+        level_and_reasons(RiskPolicy::v4(), "docs/guide.md", &led),
+        unscanned
+    );
+    let old = b"version https://hawser.github.com/spec/v1\noid sha256:00\nsize 1\n";
+    assert_eq!(
+        level_and_reasons(RiskPolicy::v4(), "docs/guide.md", old),
+        unscanned
+    );
+    assert_eq!(
+        level_and_reasons(RiskPolicy::v3(), "docs/guide.md", pointer).0,
+        RiskLevel::Low
+    );
+    // The URL in prose is no pointer.
+    let prose = b"# LFS\n\nPointers start with version https://git-lfs.github.com/spec/v1.\n";
+    assert_eq!(
+        level_and_reasons(RiskPolicy::v4(), "docs/lfs.md", prose).0,
+        RiskLevel::Low
+    );
+}
+
+/// Red team round 3: reStructuredText directives of sphinxcontrib-
+/// programoutput run a command when the documentation is built: code in
+/// a document under v4, as the code directives are.
+#[test]
+fn v4_reads_command_output_directives_as_code_in_a_document() {
+    for text in [
+        "Usage\n=====\n\n.. command-output:: ./x --help\n",
+        "Usage\n=====\n\n.. program-output:: ./x --help\n",
+    ] {
+        assert_eq!(
+            level_and_reasons(RiskPolicy::v4(), "docs/usage.rst", text.as_bytes()),
+            (RiskLevel::Medium, vec![RiskReason::DocCodeBlock])
+        );
+        assert_eq!(
+            level_and_reasons(RiskPolicy::v3(), "docs/usage.rst", text.as_bytes()).0,
+            RiskLevel::Low
+        );
+    }
 }
