@@ -71,7 +71,8 @@ fn a_fix_measures_the_tier_of_the_change_it_leaves() {
         0,
         "fn a() { std::process::Command::new(\"sh\"); }\n",
     )];
-    let tier = |whole: &[_], floor| FixMeasurement::of(fix.clone(), to.clone(), whole, &[], floor).tier;
+    let tier =
+        |whole: &[_], floor| FixMeasurement::of(fix.clone(), to.clone(), whole, &[], floor).tier;
     assert_eq!(tier(&plain, Vec::new()), RiskLevel::Medium);
     assert_eq!(tier(&spawning, Vec::new()), RiskLevel::High);
     let floor = vec![RiskReason::PolicyFloor("secrets".into())];
