@@ -162,17 +162,27 @@ fn a_reverted_approval_carried_onto_a_new_base_by_its_rebase_proof_is_refused() 
     let (f, _dir, server, inputs) = plain_server();
     let c1 = deliver_reviewed(&f, inputs.path());
     reviewed_revert(&f, inputs.path());
-    // Other reviewed work moves the base on.
-    f.write("docs/notes.md", "unrelated\n").unwrap();
-    approve_live(f.root(), inputs.path());
-    let other = commit_all(&f, "other work");
+    reapplied_on_a_new_base_is_refused(&f, &server, inputs.path(), &c1);
+}
+
+/// Other reviewed work moves the base on and is pushed; then the agent
+/// re-applies `spent` (a delivered, since reverted change) on the new base
+/// with its old note: a clean rebase proof of an approval already spent.
+/// The push is refused naming `spent` and the server keeps the other work.
+fn reapplied_on_a_new_base_is_refused(
+    f: &Fixture,
+    server: &std::path::Path,
+    inputs: &std::path::Path,
+    spent: &str,
+) {
+    f.write("docs/more.md", "more\n").unwrap();
+    approve_live(f.root(), inputs);
+    let other = commit_all(f, "other work");
     probity_ok(f.root(), &["push", "origin", "main"]);
-    // The agent re-applies the reverted change on the new base and copies
-    // its old note: a clean rebase proof of an approval already spent.
-    f.git(&["cherry-pick", "--no-commit", &c1]).unwrap();
-    let replay = commit_all(&f, "bring it back, rebased");
-    replay_refused(&f, &c1, &replay);
-    assert_eq!(rev(&f, &server, "main"), Some(other));
+    f.git(&["cherry-pick", "--no-commit", spent]).unwrap();
+    let replay = commit_all(f, "bring it back, rebased");
+    replay_refused(f, spent, &replay);
+    assert_eq!(rev(f, server, "main"), Some(other));
 }
 
 #[test]
@@ -392,13 +402,5 @@ fn an_approval_first_delivered_on_a_new_base_is_spent_by_that_delivery() {
     assert_eq!(rev(&f, &server, "main"), Some(rebased.clone()));
     reviewed_revert(&f, inputs.path());
     probity_ok(f.root(), &["push", "origin", "main"]);
-    // Other reviewed work moves the base on.
-    f.write("docs/more.md", "more\n").unwrap();
-    approve_live(f.root(), inputs.path());
-    let other = commit_all(&f, "other work");
-    probity_ok(f.root(), &["push", "origin", "main"]);
-    f.git(&["cherry-pick", "--no-commit", &rebased]).unwrap();
-    let replay = commit_all(&f, "bring it back");
-    replay_refused(&f, &rebased, &replay);
-    assert_eq!(rev(&f, &server, "main"), Some(other));
+    reapplied_on_a_new_base_is_refused(&f, &server, inputs.path(), &rebased);
 }
