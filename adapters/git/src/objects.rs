@@ -600,7 +600,7 @@ impl Repo {
     /// Announces tree pairs whose raw diff and numstat will be asked: both
     /// are computed for every pair whose trees are here in one `git
     /// diff-tree --stdin` each, and kept; the numstat only for the pairs
-    /// core's bound on diff work takes ([`crate::bound`], D-R130), charged
+    /// core's bound on diff work takes (the `bound` module, D-R130), charged
     /// in the order announced. A pair with a tree missing is left for its
     /// own process (which reports it); a failure of the batch only leaves
     /// the memo unfilled.
