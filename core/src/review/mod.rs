@@ -121,11 +121,12 @@ pub use gate::{
     MAX_RANGE_COMMITS, MAX_REBIND_CHAIN, Moved, NOTES_REF, NewRefDelivery, NextAction,
     PushInputError, RangeCommit, RangeJudgment, RangeProblem, ReasonCode, RefUpdate, Relation,
     StackError, UpdatePlan, Vouching, advice_offered, combine_deliveries, combine_judged,
-    compose_reviews, decide_pre_commit, decide_target, dedupe_ranges, delivery_commit,
-    delivery_commits, final_recheck, first_publication_offered, for_amend, is_protected,
-    judge_first_publication, judge_stack, new_ref_delivery, no_change, offered_recovery,
-    parse_push_updates, plan_update, point_at_escalated_change, point_at_open_correction,
-    published_tips, rebind, rebind_offered, stack_order, start_blocked_by, stops_vouching,
+    compose_reviews, composes_approval, decide_pre_commit, decide_target, dedupe_ranges,
+    delivery_commit, delivery_commits, final_recheck, first_publication_offered, for_amend,
+    is_protected, judge_first_publication, judge_stack, new_ref_delivery, no_change,
+    offered_recovery, parse_push_updates, plan_update, point_at_escalated_change,
+    point_at_open_correction, published_tips, rebind, rebind_offered, stack_order,
+    start_blocked_by, stops_vouching,
 };
 pub use hooks::{
     HookKind, Install, PUSH_REFSPECS, Uninstall, content_id, install_action, uninstall_action,

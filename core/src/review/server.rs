@@ -549,6 +549,11 @@ pub struct PriorDelivery {
     /// delivery through a rebase proof spends the approval as one with
     /// its own trees does (red team round 5, D-R133).
     pub carries_approved_change: bool,
+    /// Whether its note names the approval and it delivered a squash that
+    /// composed it ([`crate::review::composes_approval`], over the note's
+    /// approved reviews as this server verified them): a squash spends
+    /// every approval it composed (red team round 5, D-R134).
+    pub composed_approval: bool,
 }
 
 /// Whether an earlier delivery noted with an approval delivered that
@@ -606,9 +611,10 @@ impl ApprovalSpent {
 /// approval is refused when another commit before it in that ref's
 /// history (D-R125: the history after the update, so an earlier commit of
 /// the same push counts), noted with the same lineage, delivered the same
-/// trees. The same commit pushed
-/// again, the same approval delivered into another protected ref (a
-/// backport), a rebased or stacked delivery (other trees) all pass.
+/// trees, the approval's change on a base of its own (D-R133), or a squash
+/// composing it (D-R134). The same commit pushed again, the same approval
+/// delivered into another protected ref (a backport), a rebased or stacked
+/// delivery of a change not yet in the ref all pass.
 pub(crate) fn check_not_replayed(
     refname: &str,
     commit: &CommitId,
@@ -617,7 +623,9 @@ pub(crate) fn check_not_replayed(
     priors: &[PriorDelivery],
 ) -> Result<(), ApprovalSpent> {
     match priors.iter().find(|p| {
-        p.commit != *commit && p.in_ref_history && (p.trees == *trees || p.carries_approved_change)
+        p.commit != *commit
+            && p.in_ref_history
+            && (p.trees == *trees || p.carries_approved_change || p.composed_approval)
     }) {
         Some(p) => Err(ApprovalSpent {
             refname: refname.to_string(),

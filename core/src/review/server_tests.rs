@@ -159,6 +159,7 @@ fn an_approval_delivers_its_trees_into_a_refs_history_once() {
     let trees = (t(A), t(B));
     let prior = |commit: &str, trees: (TreeId, TreeId), in_history: bool| PriorDelivery {
         carries_approved_change: false,
+        composed_approval: false,
         commit: c(commit),
         trees,
         in_ref_history: in_history,
@@ -208,6 +209,7 @@ fn every_approval_a_delivery_rests_on_is_spent_by_its_first_delivery() {
     };
     let prior = |trees: (TreeId, TreeId), in_ref_history: bool| PriorDelivery {
         carries_approved_change: false,
+        composed_approval: false,
         commit: earlier.clone(),
         trees,
         in_ref_history,
@@ -629,6 +631,7 @@ fn a_delivery_that_carried_the_approved_change_spends_it() {
         trees: (t(B), t(A)),
         in_ref_history,
         carries_approved_change: true,
+        composed_approval: false,
     };
     let trees = (t(&"c".repeat(40)), t(&"d".repeat(40)));
     let spent =
@@ -649,4 +652,43 @@ fn a_delivery_that_carried_the_approved_change_spends_it() {
         &[]
     ));
     assert!(!delivers_the_approved_change(&[], &[], &[]));
+}
+
+/// Red team round 5 (D-R134): an earlier squash that composed the approval
+/// (other trees, other paths) spends it when it is in the ref's history.
+#[test]
+fn a_squash_that_composed_the_approval_spends_it() {
+    let c = |s: &str| CommitId::parse(s).unwrap();
+    let t = |s: &str| TreeId::parse(s).unwrap();
+    let l = LineageId::parse("review-0123456789abcdef").unwrap();
+    let replay = c(&"3".repeat(40));
+    let squash = |in_ref_history, composed_approval| PriorDelivery {
+        commit: c(A),
+        trees: (t(B), t(A)),
+        in_ref_history,
+        carries_approved_change: false,
+        composed_approval,
+    };
+    let trees = (t(&"c".repeat(40)), t(&"d".repeat(40)));
+    let spent = check_not_replayed(
+        "refs/heads/main",
+        &replay,
+        &trees,
+        &l,
+        &[squash(true, true)],
+    )
+    .unwrap_err();
+    assert_eq!((spent.code(), spent.prior), ("approval_spent", c(A)));
+    for (in_history, composed) in [(false, true), (true, false)] {
+        assert_eq!(
+            check_not_replayed(
+                "refs/heads/main",
+                &replay,
+                &trees,
+                &l,
+                &[squash(in_history, composed)]
+            ),
+            Ok(())
+        );
+    }
 }

@@ -12,6 +12,10 @@ use probity_core::review::{
     ApprovalHistory, ApprovedDelivery, PriorDelivery, ReceiveUpdate, approved_deliveries,
     check_approvals_not_replayed,
 };
+use probity_core::review::{
+    Bundle, ChainLink, MAX_NOTE_BYTES, ReviewState, composes_approval, note_lines,
+    with_note_attestations,
+};
 use probity_core::review::{CommitId, RangeCommit, RepoPath, TreeId};
 
 use super::*;
@@ -210,27 +214,147 @@ impl Carried {
     }
 }
 
+/// Whether an earlier delivery noted with an approval composed it (a
+/// squash, core's [`composes_approval`], D-R134). The links are the
+/// note's bundles' leaves, each line re-verified on its own as the push's
+/// own lines are (from its bytes and this repository's objects, then the
+/// signature policy with its siblings' signatures), never what the scratch
+/// store holds: a stale twin of a component imported first from this push
+/// must not hide the approved one. Each note is read once, and its lines
+/// verified only when their own (unverified) leaves already compose the
+/// approval over the commit's span, and the commit comes before the
+/// delivery.
+#[derive(Default)]
+struct Composed {
+    /// Per noted commit, its note's bundles (the lines that parse).
+    bundles: std::collections::BTreeMap<CommitId, Vec<Bundle>>,
+    /// Per noted commit whose lines are verified, which of them verify.
+    verified: std::collections::BTreeMap<CommitId, Vec<bool>>,
+}
+
+/// The links (leaf state, its receipt's bytes) of `bundles`.
+fn leaves(bundles: &[&Bundle]) -> Vec<(ReviewState, Option<Vec<u8>>)> {
+    bundles
+        .iter()
+        .filter_map(|b| {
+            let leaf = b.records.last()?.state().clone();
+            let receipt = b.receipts.last().and_then(|r| r.to_bytes().ok());
+            Some((leaf, receipt))
+        })
+        .collect()
+}
+
+/// Core's [`composes_approval`] over `leaves`.
+fn composes_over(
+    trees: &(TreeId, TreeId),
+    leaves: &[(ReviewState, Option<Vec<u8>>)],
+    lineage: &LineageId,
+) -> bool {
+    let links: Vec<ChainLink<'_>> = leaves
+        .iter()
+        .map(|(state, receipt)| ChainLink {
+            state,
+            receipt_file: receipt.as_deref(),
+        })
+        .collect();
+    composes_approval((&trees.0, &trees.1), &links, lineage)
+}
+
+impl Composed {
+    /// Whether `commit`'s note, taken at its word, composes `lineage`'s
+    /// approval over `trees`: whether it may have at all.
+    fn may_compose<G: NotesGit>(
+        &mut self,
+        git: &G,
+        notes: &CommitId,
+        commit: &CommitId,
+        trees: &(TreeId, TreeId),
+        lineage: &LineageId,
+    ) -> Result<bool, TransportError> {
+        if !self.bundles.contains_key(commit) {
+            let bytes = git
+                .read_note(notes, commit, MAX_NOTE_BYTES)?
+                .unwrap_or_default();
+            let bundles: Vec<Bundle> = note_lines(&bytes)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|l| Bundle::from_bytes(l).ok())
+                .collect();
+            self.bundles.insert(commit.clone(), bundles);
+        }
+        let all: Vec<&Bundle> = self.bundles.get(commit).into_iter().flatten().collect();
+        Ok(composes_over(trees, &leaves(&all), lineage))
+    }
+
+    /// Whether `commit` (which delivered `trees`) composed `lineage`'s
+    /// approval, counting only the lines of its note that verify.
+    fn composes<G, P>(
+        &mut self,
+        git: &G,
+        signature_policy: &P,
+        commit: &CommitId,
+        trees: &(TreeId, TreeId),
+        lineage: &LineageId,
+    ) -> Result<bool, TransportError>
+    where
+        G: GitPort + ExportGit + ManifestGit,
+        P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+    {
+        let all: Vec<&Bundle> = self.bundles.get(commit).into_iter().flatten().collect();
+        if !self.verified.contains_key(commit) {
+            let mut ok = Vec::with_capacity(all.len());
+            for b in &all {
+                ok.push(
+                    check_repo(git, b).is_ok()
+                        && signature_policy(&with_note_attestations(b, &all)).is_ok(),
+                );
+            }
+            self.verified.insert(commit.clone(), ok);
+        }
+        let ok = self
+            .verified
+            .get(commit)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let verified: Vec<&Bundle> = all
+            .iter()
+            .zip(ok)
+            .filter(|(_, ok)| **ok)
+            .map(|(b, _)| *b)
+            .collect();
+        Ok(composes_over(trees, &leaves(&verified), lineage))
+    }
+}
+
 /// The replay check (core's `check_approvals_not_replayed`, D-R56, D-R68,
 /// D-R125) over an allowing decision: for each commit it lets in, into
 /// each updated ref, every approval it rests on (each composed review of a
 /// squash) is read: what it approved (its record in `scratch`), and the
 /// earlier commits the notes name it on that delivered those trees or the
-/// approved ones and come before it in the ref's history after the update
-/// (an earlier commit of the same push, one the update merges in, the old
-/// tip's history); the first replay is the answer. A note on a commit this
+/// approved ones, the approved change on a base of their own (D-R133) or
+/// a squash composing it (D-R134, their note's lines verified with
+/// `signature_policy`), and come before it in the ref's history after the
+/// update (an earlier commit of the same push, one the update merges in,
+/// the old tip's history); the first replay is the answer. A note on a commit this
 /// repository does not hold (a rebased-away commit's, or junk) names no
 /// delivery: no ref's history can hold it. Every lineage is searched for at
 /// once (one search of the notes tree), and a short answer is an error,
 /// never "named nowhere". With [`Priors::NotesAndHistory`] the ref's own
 /// history counts too.
-pub(super) fn replayed<G: GitPort + CommitGit + RangeGit + NotesGit, S: RecordStore>(
+pub(super) fn replayed<G, S, P>(
     git: &G,
     scratch: &S,
     notes: &CommitId,
     judged: &[&ReceiveUpdate],
     decision: &GateDecision,
     priors_from: Priors,
-) -> Result<Option<ReceiveDenial>, TransportError> {
+    signature_policy: &P,
+) -> Result<Option<ReceiveDenial>, TransportError>
+where
+    G: GitPort + CommitGit + RangeGit + ExportGit + ManifestGit + NotesGit,
+    S: RecordStore,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
     let all = approved_deliveries(decision);
     let mut landings: Vec<Landing<'_>> = Vec::new();
     for u in judged {
@@ -294,6 +418,7 @@ pub(super) fn replayed<G: GitPort + CommitGit + RangeGit + NotesGit, S: RecordSt
         known: std::collections::BTreeMap::new(),
     };
     let mut carried = Carried::default();
+    let mut composed = Composed::default();
     for delivery in deliveries {
         let mut named = Vec::new();
         for lineage in delivery.approvals() {
@@ -365,22 +490,36 @@ pub(super) fn replayed<G: GitPort + CommitGit + RangeGit + NotesGit, S: RecordSt
                     .iter()
                     .map(|d| (d, false, true))
                     .chain(history.iter().map(|(d, settled)| (*d, *settled, false)));
+                // And, failing both, whether it was a squash that composed
+                // the approval (D-R134), once it is known to come first.
                 for ((c, prior_trees), settled, noted) in candidates {
-                    let carries = !spends(prior_trees)
+                    let by_trees = spends(prior_trees);
+                    let carries = !by_trees
                         && noted
                         && match approved {
                             Some(a) => carried.carries(git, prior_trees, a)?,
                             None => false,
                         };
-                    if !spends(prior_trees) && !carries {
+                    let may_compose = !by_trees
+                        && !carries
+                        && noted
+                        && composed.may_compose(git, notes, c, prior_trees, lineage)?;
+                    if !by_trees && !carries && !may_compose {
                         continue;
                     }
                     let before = settled || ancestry.before(c, &delivery.commit, landing)?;
+                    let composes = may_compose
+                        && before
+                        && composed.composes(git, signature_policy, c, prior_trees, lineage)?;
+                    if !by_trees && !carries && !composes {
+                        continue;
+                    }
                     priors.push(PriorDelivery {
                         commit: c.clone(),
                         in_ref_history: before,
                         trees: prior_trees.clone(),
                         carries_approved_change: carries,
+                        composed_approval: composes,
                     });
                 }
                 approvals.push(ApprovalHistory {

@@ -570,7 +570,15 @@ where
     };
     if decision.allows()
         && let Some(n) = &notes
-        && let Some(d) = super::replay::replayed(git, scratch, n, &judged, &decision, priors)?
+        && let Some(d) = super::replay::replayed(
+            git,
+            scratch,
+            n,
+            &judged,
+            &decision,
+            priors,
+            &signature_policy,
+        )?
     {
         return Ok(PreReceive::Denied(d));
     }
@@ -895,6 +903,7 @@ where
             &[&merged],
             &pr.decision,
             super::replay::Priors::NotesAndHistory,
+            &signature_policy,
         )? {
             return Ok(Err(d));
         }

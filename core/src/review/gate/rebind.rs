@@ -28,7 +28,7 @@
 //! (each successor names its predecessor at its exact revision) are checked
 //! where the chain is read.
 
-use crate::review::ids::LineageId;
+use crate::review::ids::{LineageId, TreeId};
 use crate::review::rebase::{GateProof, ProofKind};
 use crate::review::receipt::Receipt;
 use crate::review::snapshot::LiveTarget;
@@ -138,6 +138,75 @@ pub fn rebind(
 
 /// At most this many approved reviews are composed into one squash.
 pub const MAX_COMPOSED_REVIEWS: usize = 16;
+
+/// Whether a delivery of `span` (its parent's tree, its tree) composed
+/// `lineage`'s approval (D-R134): some run of `links` that
+/// [`compose_reviews`] accepts for that span (each approved with the
+/// receipt its state derives, each on the previous one's final candidate
+/// tree, the first on the span's base and the last ending on its tree, at
+/// most [`MAX_COMPOSED_REVIEWS`] long) passes through `lineage`. What the
+/// replay rule asks of an earlier squash noted with an approval it did not
+/// deliver alone: a squash spends every approval it composed, so one of
+/// them re-applied alone after the squash was reverted is a replay (red
+/// team round 5). Any such run counts, not only the one a gate's walk
+/// would take: spending is the conservative side.
+pub fn composes_approval(
+    span: (&TreeId, &TreeId),
+    links: &[ChainLink<'_>],
+    lineage: &LineageId,
+) -> bool {
+    let edges: Vec<(&TreeId, &TreeId, &LineageId)> = links
+        .iter()
+        .filter(|l| approved_with_receipt(l))
+        .map(|l| {
+            (
+                &l.state.snapshot.base_tree,
+                l.state.final_candidate_tree(),
+                &l.state.lineage_id,
+            )
+        })
+        .collect();
+    let from = fewest_links(span.0, &edges, false);
+    let to = fewest_links(span.1, &edges, true);
+    edges.iter().any(|(base, last, l)| {
+        *l == lineage
+            && matches!(
+                (from.get(base), to.get(last)),
+                (Some(a), Some(b)) if a + 1 + b <= MAX_COMPOSED_REVIEWS
+            )
+    })
+}
+
+/// The fewest `edges` (base tree, final candidate tree) stitched from
+/// `start` to each tree they reach (`backwards`: from each tree to
+/// `start`), at most [`MAX_COMPOSED_REVIEWS`] of them; `start` itself at 0.
+fn fewest_links<'a>(
+    start: &'a TreeId,
+    edges: &[(&'a TreeId, &'a TreeId, &LineageId)],
+    backwards: bool,
+) -> std::collections::BTreeMap<&'a TreeId, usize> {
+    let mut seen = std::collections::BTreeMap::from([(start, 0usize)]);
+    let mut frontier = vec![start];
+    for depth in 1..=MAX_COMPOSED_REVIEWS {
+        let mut next = Vec::new();
+        for (base, last, _) in edges {
+            let (from, to) = if backwards {
+                (last, base)
+            } else {
+                (base, last)
+            };
+            if frontier.contains(from) && !seen.contains_key(to) {
+                seen.insert(*to, depth);
+                next.push(*to);
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        frontier = next;
+    }
+    seen
+}
 
 /// A squash of reviewed commits (issue 21 §3): rebinds `denied` (the
 /// decision for `live` at a publication gate) to `links`, approved reviews

@@ -261,3 +261,41 @@ fn a_squash_composes_approved_reviews_each_on_the_last_ones_result() {
         &links[..1],
     ));
 }
+
+/// D-R134: an earlier squash spent every approval a run of its note's
+/// approved reviews composed, in whatever order the note lists them; a
+/// review on no run from its base to its tree, one without its receipt,
+/// or another span composes nothing.
+#[test]
+fn a_squash_composed_each_approval_on_a_run_over_its_span() {
+    let a = l1();
+    let b = independent(a.final_candidate_tree().clone());
+    let elsewhere = independent(t(OTHER));
+    let (ra, rb, re) = (receipt(&a), receipt(&b), receipt(&elsewhere));
+    let links = [
+        link(&elsewhere, Some(&re)),
+        link(&b, Some(&rb)),
+        link(&a, Some(&ra)),
+    ];
+    let b1 = a.snapshot.base_tree.clone();
+    let c2 = t(C2);
+    let span = (&b1, &c2);
+    assert!(composes_approval(span, &links, &a.lineage_id));
+    assert!(composes_approval(span, &links, &b.lineage_id));
+    // On no run from the squash's base: C2 is its tree, OTHER no tree the
+    // run passes through.
+    assert!(!composes_approval(span, &links, &elsewhere.lineage_id));
+    // The same reviews over another span.
+    let other = t(OTHER);
+    assert!(!composes_approval((&b1, &other), &links, &a.lineage_id));
+    assert!(composes_approval(
+        (&other, &c2),
+        &links,
+        &elsewhere.lineage_id
+    ));
+    // A link without the receipt its state derives breaks the run.
+    let no_receipt = [link(&b, None), link(&a, Some(&ra))];
+    assert!(!composes_approval(span, &no_receipt, &a.lineage_id));
+    // Nothing composes a lineage the note does not hold.
+    assert!(!composes_approval(span, &links[..2], &a.lineage_id));
+}
