@@ -712,6 +712,18 @@ fn a_notes_update_brings_only_notes_history_within_the_bounds() {
     );
     assert_eq!(s.server_rev("refs/notes/probity"), Some(published.clone()));
     // Incompressible bytes over the bound, in a tree named by its own id.
+    let anchor = anchor_over_the_bound(&agent);
+    let err = merge_with(&anchor);
+    assert!(err.contains("input_too_large"), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
+    next_reviewed_push_lands(&s, "fn again() {}\n");
+}
+
+/// In `cwd`: a tree shaped as Probity's anchor of review trees (one tree
+/// entry named by its own id) holding a blob of incompressible bytes, one
+/// MiB over what an update may add to the notes. Returns its id.
+fn anchor_over_the_bound(cwd: &Path) -> String {
+    let git = |args: &[&str], stdin: &[u8]| git_out(cwd, args, stdin, &[]);
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let random: Vec<u8> = (0..(probity_core::review::MAX_ADDED_NOTES_BYTES as usize + (1 << 20))
         / 8)
@@ -728,13 +740,83 @@ fn a_notes_update_brings_only_notes_history_within_the_bounds() {
         &["mktree"],
         format!("100644 blob {blob}\tdata\n").as_bytes(),
     );
-    let anchor = git(
+    git(
         &["mktree"],
         format!("040000 tree {kept}\t{kept}\n").as_bytes(),
+    )
+}
+
+/// Red team round 5 (attempts 02, 02b): an anchor-shaped commit whose
+/// bytes an unprotected ref held when the notes merged it (pushed beside
+/// the notes, or before them), so the notes update stored nothing of its
+/// own. The last ref update that takes that hold away (a deletion, a
+/// rewind) would leave the notes alone holding it, for good, and every
+/// clone fetching it: refused by name. Deleting one of two refs that hold
+/// it, a tag the notes do not hold, and the teammate's next reviewed push
+/// all land.
+#[test]
+fn a_ref_update_leaving_only_the_notes_holding_over_the_bound_is_refused() {
+    let s = Setup::new();
+    let (_tip, _d, agent) = published_and_cloned(&s);
+    let published = s.server_rev("refs/notes/probity").unwrap();
+    let git = |args: &[&str], stdin: &[u8]| git_out(&agent, args, stdin, &[]);
+    let anchor = anchor_over_the_bound(&agent);
+    let side = git(&["commit-tree", &anchor, "-m", "side"], b"");
+    let tree = format!("{published}^{{tree}}");
+    let merged = git(
+        &[
+            "commit-tree",
+            &tree,
+            "-p",
+            &published,
+            "-p",
+            &side,
+            "-m",
+            "merge",
+        ],
+        b"",
     );
-    let err = merge_with(&anchor);
-    assert!(err.contains("input_too_large"), "{err}");
-    assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
+    git(&["update-ref", "refs/notes/probity", &merged], b"");
+    // Tags: unprotected by default (`probity.protectedRefs` is
+    // `refs/heads/*`).
+    let (parking, also) = ("refs/tags/parking", "refs/tags/parking-too");
+    s.push_from(
+        &agent,
+        &[
+            "origin",
+            &format!("{side}:{parking}"),
+            &format!("{side}:{also}"),
+            "refs/notes/probity",
+        ],
+    )
+    .unwrap();
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(merged));
+    // One of the two holds goes: the other still holds the bytes.
+    s.push_from(&agent, &["origin", &format!(":{also}")])
+        .unwrap();
+    // The last one, deleted or rewound: refused, naming the ref.
+    let err = s
+        .push_from(&agent, &["origin", &format!(":{parking}")])
+        .unwrap_err();
+    assert!(
+        err.contains("input_too_large") && err.contains(parking),
+        "{err}"
+    );
+    let other = git(&["commit-tree", &tree, "-m", "elsewhere"], b"");
+    let err = s
+        .push_from(&agent, &["origin", &format!("+{other}:{parking}")])
+        .unwrap_err();
+    assert!(
+        err.contains("input_too_large") && err.contains(parking),
+        "{err}"
+    );
+    assert_eq!(s.server_rev(parking), Some(side));
+    // A tag the notes do not hold goes as before.
+    s.push_from(&agent, &["origin", &format!("{other}:refs/tags/topic")])
+        .unwrap();
+    s.push_from(&agent, &["origin", ":refs/tags/topic"])
+        .unwrap();
+    assert_eq!(s.server_rev("refs/tags/topic"), None);
     next_reviewed_push_lands(&s, "fn again() {}\n");
 }
 

@@ -16,6 +16,10 @@ use probity_ports::review::{
 use crate::cmd::GitError;
 use crate::repo::Repo;
 
+/// How many commits [`Repo::is_ancestor`] walks through the object reader
+/// before it asks `git merge-base`.
+pub const ANCESTRY_WALK: usize = 64;
+
 fn parse_err(args: &str, detail: impl Into<String>) -> GitError {
     GitError::Parse {
         args: args.into(),
@@ -162,12 +166,20 @@ impl Repo {
         }
     }
 
-    /// Whether `ancestor` is `descendant` or reachable from it.
+    /// Whether `ancestor` is `descendant` or reachable from it. First a
+    /// short walk up from `descendant` through the object reader (at most
+    /// [`ANCESTRY_WALK`] commits): a fast-forward by a few commits, the
+    /// usual push, starts no process. Past that, for an id that is no
+    /// commit (a tag, which git peels), or on any object the walk cannot
+    /// read whole, `git merge-base --is-ancestor` answers.
     pub fn is_ancestor(
         &self,
         ancestor: &CommitId,
         descendant: &CommitId,
     ) -> Result<bool, GitError> {
+        if let Some(answer) = self.ancestry_walk(ancestor, descendant)? {
+            return Ok(answer);
+        }
         let args: Vec<OsString> = vec![
             "merge-base".into(),
             "--is-ancestor".into(),
@@ -184,6 +196,47 @@ impl Repo {
                 stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
             }),
         }
+    }
+
+    /// [`Repo::is_ancestor`]'s walk: `Some` when the object reader
+    /// settles it within [`ANCESTRY_WALK`] commits (`ancestor` met, or
+    /// `descendant`'s whole history read without it), `None` otherwise.
+    fn ancestry_walk(
+        &self,
+        ancestor: &CommitId,
+        descendant: &CommitId,
+    ) -> Result<Option<bool>, GitError> {
+        const CAP: usize = 1 << 20;
+        if self
+            .object_info(ancestor.as_str())?
+            .is_none_or(|i| i.kind != "commit")
+        {
+            return Ok(None);
+        }
+        let mut queue = std::collections::VecDeque::from([descendant.as_str().to_owned()]);
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(c) = queue.pop_front() {
+            if c == ancestor.as_str() {
+                return Ok(Some(true));
+            }
+            if !seen.insert(c.clone()) {
+                continue;
+            }
+            if seen.len() > ANCESTRY_WALK {
+                return Ok(None);
+            }
+            let Some((info, body, true)) = self.object_head(&c, CAP)? else {
+                return Ok(None);
+            };
+            let Some((_, parents)) = (info.kind == "commit")
+                .then(|| crate::objects::commit_tree_and_parents(&body))
+                .flatten()
+            else {
+                return Ok(None);
+            };
+            queue.extend(parents);
+        }
+        Ok(Some(false))
     }
 
     /// This repository's own branch and tag tips that are commits (an

@@ -826,6 +826,59 @@ impl Repo {
         Ok(history)
     }
 
+    /// See [`NotesGit::left_to_notes`]: one `for-each-ref` for the refs
+    /// the push leaves as they are, then two `rev-list --objects
+    /// --disk-usage --stdin` of what `dropped` reach that no ref after the
+    /// push reaches, without and with `notes` among the holds: the
+    /// difference is what only the notes would hold.
+    pub fn left_to_notes(
+        &self,
+        notes: &CommitId,
+        dropped: &[CommitId],
+        updated: &[(&str, Option<&CommitId>)],
+    ) -> Result<u64, GitError> {
+        if dropped.is_empty() {
+            return Ok(0);
+        }
+        let listed = self.run(["for-each-ref", "--format=%(objectname) %(refname)"])?;
+        let mut held: Vec<String> = String::from_utf8_lossy(&listed)
+            .lines()
+            .filter_map(|l| l.split_once(' '))
+            .filter(|(_, name)| *name != NOTES_REF && !updated.iter().any(|(u, _)| u == name))
+            .map(|(oid, _)| oid.to_owned())
+            .collect();
+        held.extend(
+            updated
+                .iter()
+                .filter(|(name, _)| *name != NOTES_REF)
+                .filter_map(|(_, new)| new.map(|c| c.to_string())),
+        );
+        let usage = |with_notes: bool| -> Result<u64, GitError> {
+            let mut input = String::new();
+            for d in dropped {
+                input.push_str(&format!("{d}\n"));
+            }
+            for h in held
+                .iter()
+                .map(String::as_str)
+                .chain(with_notes.then_some(notes.as_str()))
+            {
+                input.push_str(&format!("^{h}\n"));
+            }
+            let args = ["rev-list", "--objects", "--disk-usage", "--stdin"];
+            let out = self.run_with(args, &[], Some(input.as_bytes()))?;
+            Ok(String::from_utf8_lossy(&out)
+                .trim()
+                .parse()
+                .unwrap_or(u64::MAX))
+        };
+        let unheld = usage(false)?;
+        if unheld == 0 {
+            return Ok(0);
+        }
+        Ok(unheld.saturating_sub(usage(true)?))
+    }
+
     /// Whether the root commit `commit` is Probity's anchor: its tree lists
     /// only trees, each named by its own id.
     fn is_anchor(&self, commit: &str) -> Result<bool, GitError> {
@@ -981,6 +1034,15 @@ impl NotesGit for Repo {
         keep: &[CommitId],
     ) -> Result<NotesHistory, AdapterError> {
         Ok(Repo::notes_history(self, old, new, keep)?)
+    }
+
+    fn left_to_notes(
+        &self,
+        notes: &CommitId,
+        dropped: &[CommitId],
+        updated: &[(&str, Option<&CommitId>)],
+    ) -> Result<u64, AdapterError> {
+        Ok(Repo::left_to_notes(self, notes, dropped, updated)?)
     }
 }
 

@@ -300,3 +300,50 @@ fn the_links_a_start_reads_in_process_are_the_ones_git_lists() {
     let empty = f.repo().unwrap().empty_tree().unwrap();
     assert_eq!(f.repo().unwrap().symlinks(&[&empty]).unwrap(), [Vec::new()]);
 }
+
+/// `Repo::is_ancestor` walks a few commits through the object reader
+/// before it asks `git merge-base`: both answer alike for every pair of a
+/// history with a merge, a root of its own and a chain longer than the
+/// walk, and for an annotated tag (which git peels).
+#[test]
+fn the_ancestry_walk_answers_as_merge_base_does() {
+    let f = Fixture::new().unwrap();
+    f.write("a", "1\n").unwrap();
+    f.commit_all("root").unwrap();
+    f.git(&["checkout", "-q", "-b", "side"]).unwrap();
+    f.write("b", "side\n").unwrap();
+    f.commit_all("side").unwrap();
+    f.git(&["checkout", "-q", "main"]).unwrap();
+    f.write("a", "2\n").unwrap();
+    f.commit_all("main").unwrap();
+    f.git(&["merge", "-q", "--no-edit", "side"]).unwrap();
+    for i in 0..(probity_git::delivery::ANCESTRY_WALK + 6) {
+        f.write("a", format!("{i}\n")).unwrap();
+        f.commit_all("chain").unwrap();
+    }
+    f.git(&["checkout", "-q", "--orphan", "lonely"]).unwrap();
+    f.write("c", "alone\n").unwrap();
+    f.commit_all("another root").unwrap();
+    f.git(&["tag", "-a", "-m", "t", "annotated", "side"])
+        .unwrap();
+    let listed = String::from_utf8(f.git(&["rev-list", "--all"]).unwrap()).unwrap();
+    let mut ids: Vec<String> = listed
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| *i < 8 || i % 17 == 0)
+        .map(|(_, l)| l.to_string())
+        .collect();
+    ids.push(rev(&f, "annotated"));
+    let repo = f.repo().unwrap();
+    for a in &ids {
+        for d in &ids {
+            let expected = f.git(&["merge-base", "--is-ancestor", a, d]).is_ok();
+            let (ca, cd) = (CommitId::parse(a).unwrap(), CommitId::parse(d).unwrap());
+            assert_eq!(
+                repo.is_ancestor(&ca, &cd).unwrap(),
+                expected,
+                "{a} ancestor of {d}"
+            );
+        }
+    }
+}

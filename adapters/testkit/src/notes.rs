@@ -382,6 +382,20 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
             Ok(probity_core::review::NotesHistory::default())
         })
     }
+
+    fn left_to_notes(
+        &self,
+        notes: &CommitId,
+        _dropped: &[CommitId],
+        _updated: &[(&str, Option<&CommitId>)],
+    ) -> Result<u64, AdapterError> {
+        // In memory no ref holds objects besides the notes: a notes commit
+        // is its notes, counted when it was added.
+        self.notes.with("left_to_notes", |n| {
+            n.get(notes)?;
+            Ok(0)
+        })
+    }
 }
 
 impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {

@@ -221,6 +221,17 @@ pub enum NotesRefDenial {
         "the update adds a file to the notes tree at a path that is not a note (lowercase hex of a commit id, up to three two-character fan-out directories, one path per commit)"
     )]
     NotePathInvalid,
+    /// The push's ref updates (a deletion, a rewind) take away the last
+    /// hold besides the notes ref on more than [`MAX_ADDED_NOTES_BYTES`]
+    /// of what the notes reach (`input_too_large`, D-R136): the notes ref
+    /// only grows, so what it alone holds is stored for good and fetched
+    /// by every clone. An anchor-shaped commit whose bytes a tag held when
+    /// the notes merged it stored nothing of its own then (red team round
+    /// 5).
+    #[error(
+        "this push would leave more than {MAX_ADDED_NOTES_BYTES} bytes that only refs/notes/probity holds: the notes ref only grows, so what it alone holds is stored for good"
+    )]
+    NotesLeftHolding,
 }
 
 /// The most bytes of notes one update of the notes ref may add.
@@ -358,7 +369,22 @@ impl NotesRefDenial {
             NotesRefDenial::NotesTooLarge => "input_too_large",
             NotesRefDenial::NotePathInvalid => "note_path_invalid",
             NotesRefDenial::NoteTooLarge => "input_too_large",
+            NotesRefDenial::NotesLeftHolding => "input_too_large",
         }
+    }
+}
+
+/// The bound on what one push's ref updates leave only the notes holding
+/// (D-R136): `left_bytes`, the bytes git stores for what the notes reach
+/// and the updated refs' old tips reached, that no ref reaches once the
+/// push is applied, is at most [`MAX_ADDED_NOTES_BYTES`], as what a notes
+/// update adds of its own is. So what the notes alone hold grows by at
+/// most that bound per push, whichever way it came to them.
+pub fn check_left_to_notes(left_bytes: u64) -> Result<(), NotesRefDenial> {
+    if left_bytes > MAX_ADDED_NOTES_BYTES {
+        Err(NotesRefDenial::NotesLeftHolding)
+    } else {
+        Ok(())
     }
 }
 

@@ -692,3 +692,17 @@ fn a_squash_that_composed_the_approval_spends_it() {
         );
     }
 }
+
+/// D-R136: what one push leaves only the notes holding is bounded as what
+/// a notes update adds is, and refused `input_too_large` past it.
+#[test]
+fn what_a_push_leaves_only_the_notes_holding_is_bounded() {
+    assert_eq!(check_left_to_notes(0), Ok(()));
+    assert_eq!(check_left_to_notes(MAX_ADDED_NOTES_BYTES), Ok(()));
+    let d = check_left_to_notes(MAX_ADDED_NOTES_BYTES + 1).unwrap_err();
+    assert_eq!(
+        (d, d.code()),
+        (NotesRefDenial::NotesLeftHolding, "input_too_large")
+    );
+    assert!(d.to_string().contains("only refs/notes/probity holds"));
+}

@@ -4,8 +4,8 @@
 //! commit authority is then read from.
 
 use probity_core::review::{
-    CommitId, MAX_NOTE_BYTES, NOTES_REF, ReceiveUpdate, check_added_notes, check_note_growth,
-    check_notes_history, check_notes_update,
+    CommitId, MAX_NOTE_BYTES, NOTES_REF, ReceiveUpdate, check_added_notes, check_left_to_notes,
+    check_note_growth, check_notes_history, check_notes_update,
 };
 
 use super::*;
@@ -89,4 +89,56 @@ pub(super) fn notes_after<G: RangeGit + NotesGit>(
         }
     }
     Ok(Ok(u.new.clone()))
+}
+
+/// What a push's ref updates leave only the notes holding (D-R136, red
+/// team round 5): a deletion or a rewind of a ref (its old tip no longer
+/// reached from its new one, each asked of git; a tip that is no commit
+/// counts as taken away) can take away the last hold besides the notes
+/// on objects the notes reach, which the notes then keep alone for good.
+/// Core bounds it as it bounds what a notes update adds; `notes` is the
+/// notes commit after the push. Nothing is asked of git for a push that
+/// only creates refs or fast-forwards them.
+pub(super) fn left_to_notes<G: RangeGit + NotesGit>(
+    git: &G,
+    updates: &[ReceiveUpdate],
+    notes: Option<&CommitId>,
+) -> Result<Option<ReceiveDenial>, TransportError> {
+    let Some(notes) = notes else {
+        return Ok(None);
+    };
+    let mut dropped = Vec::new();
+    let mut names = Vec::new();
+    for u in updates.iter().filter(|u| u.refname != NOTES_REF) {
+        let Some(old) = &u.old else { continue };
+        let kept = match &u.new {
+            Some(new) => match (git.peel_commit(old)?, git.peel_commit(new)?) {
+                (Some(o), Some(n)) => git.is_ancestor(&o, &n)?,
+                _ => false,
+            },
+            None => false,
+        };
+        if !kept {
+            dropped.push(old.clone());
+            names.push(u.refname.as_str());
+        }
+    }
+    let Some(first) = names.first() else {
+        return Ok(None);
+    };
+    let updated: Vec<(&str, Option<&CommitId>)> = updates
+        .iter()
+        .map(|u| (u.refname.as_str(), u.new.as_ref()))
+        .collect();
+    let left = git.left_to_notes(notes, &dropped, &updated)?;
+    Ok(check_left_to_notes(left).err().map(|d| ReceiveDenial {
+        reason_code: d.code().into(),
+        refname: (*first).to_string(),
+        commit: None,
+        message: format!(
+            "{d}: the update of {} leaves {left} bytes that only the notes reach; keep the ref (or push another ref that holds its history) before you delete or rewind it",
+            names.join(", ")
+        ),
+        next_action: "keep_ref",
+    }))
 }

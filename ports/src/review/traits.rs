@@ -759,6 +759,18 @@ pub trait NotesGit {
         new: &CommitId,
         keep: &[CommitId],
     ) -> Result<probity_core::review::NotesHistory, AdapterError>;
+    /// The bytes git stores for the objects the notes commit `notes`
+    /// reaches and `dropped` (the old tips a push deletes or rewinds)
+    /// reach, that no ref reaches once the push is applied: `updated`
+    /// names each ref the push updates with its new tip (`None`: deleted),
+    /// every other ref keeping its own (the notes ref is never a hold).
+    /// What the push would leave only the notes holding (D-R136).
+    fn left_to_notes(
+        &self,
+        notes: &CommitId,
+        dropped: &[CommitId],
+        updated: &[(&str, Option<&CommitId>)],
+    ) -> Result<u64, AdapterError>;
 }
 
 /// Where imported DSSE envelopes are kept, so a bundle re-exported from

@@ -488,6 +488,9 @@ where
     };
     let (judged, published): (Vec<&ReceiveUpdate>, Vouching) = match scope {
         ReceiveScope::Hook { .. } => {
+            if let Some(d) = super::notes_update::left_to_notes(git, updates, notes.as_ref())? {
+                return Ok(PreReceive::Denied(d));
+            }
             let globs = git.protected_refs()?;
             let allowed = git.allows_protected_deletion()?;
             // A protected ref's deletion withdraws published history:
