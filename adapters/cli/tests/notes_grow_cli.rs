@@ -682,21 +682,7 @@ fn a_notes_update_brings_only_notes_history_within_the_bounds() {
     let git = |args: &[&str], stdin: &[u8]| git_out(&agent, args, stdin, &[]);
     let merge_with = |side_tree: &str| {
         let side = git(&["commit-tree", side_tree, "-m", "side"], b"");
-        let tree = format!("{published}^{{tree}}");
-        let m = git(
-            &[
-                "commit-tree",
-                &tree,
-                "-p",
-                &published,
-                "-p",
-                &side,
-                "-m",
-                "merge",
-            ],
-            b"",
-        );
-        git(&["update-ref", "refs/notes/probity", &m], b"");
+        notes_merging(&agent, &published, &side);
         s.push_from(&agent, &["origin", "refs/notes/probity"])
             .unwrap_err()
     };
@@ -717,6 +703,26 @@ fn a_notes_update_brings_only_notes_history_within_the_bounds() {
     assert!(err.contains("input_too_large"), "{err}");
     assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
     next_reviewed_push_lands(&s, "fn again() {}\n");
+}
+
+/// In `cwd`: `refs/notes/probity` set to a merge of the notes commit
+/// `published` (its tree kept) and `side`, as anyone with git can make
+/// one. Returns the merge.
+fn notes_merging(cwd: &Path, published: &str, side: &str) -> String {
+    let git = |args: &[&str]| git_out(cwd, args, b"", &[]);
+    let tree = format!("{published}^{{tree}}");
+    let merged = git(&[
+        "commit-tree",
+        &tree,
+        "-p",
+        published,
+        "-p",
+        side,
+        "-m",
+        "merge",
+    ]);
+    git(&["update-ref", "refs/notes/probity", &merged]);
+    merged
 }
 
 /// In `cwd`: a tree shaped as Probity's anchor of review trees (one tree
@@ -762,21 +768,8 @@ fn a_ref_update_leaving_only_the_notes_holding_over_the_bound_is_refused() {
     let git = |args: &[&str], stdin: &[u8]| git_out(&agent, args, stdin, &[]);
     let anchor = anchor_over_the_bound(&agent);
     let side = git(&["commit-tree", &anchor, "-m", "side"], b"");
+    let merged = notes_merging(&agent, &published, &side);
     let tree = format!("{published}^{{tree}}");
-    let merged = git(
-        &[
-            "commit-tree",
-            &tree,
-            "-p",
-            &published,
-            "-p",
-            &side,
-            "-m",
-            "merge",
-        ],
-        b"",
-    );
-    git(&["update-ref", "refs/notes/probity", &merged], b"");
     // Tags: unprotected by default (`probity.protectedRefs` is
     // `refs/heads/*`).
     let (parking, also) = ("refs/tags/parking", "refs/tags/parking-too");

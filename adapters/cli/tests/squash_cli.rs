@@ -181,12 +181,7 @@ fn a_component_of_a_delivered_squash_reapplied_alone_is_refused() {
     component_replay_refused(&f, &server, &squash, &replay, &revert);
     // The next step the denial names: the change amended together with
     // other bytes, reviewed as committed, then pushed.
-    f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
-    f.git(&["add", "-A"]).unwrap();
-    f.git(&["commit", "-q", "--amend", "--no-edit", "--no-verify"])
-        .unwrap();
-    let amended = rev(&f, f.root(), "HEAD").unwrap();
-    land_reviewed_commit(&f, &server, inputs.path(), &amended);
+    amend_with_other_bytes_and_land(&f, &server, inputs.path());
 }
 
 #[test]

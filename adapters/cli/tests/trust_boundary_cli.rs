@@ -149,12 +149,7 @@ fn an_approval_replayed_onto_a_revert_of_its_revert_is_refused() {
     assert_eq!(rev(&f, &server, "main"), Some(revert));
     // The next step the denial names: the change amended together with
     // other bytes, reviewed as committed, then pushed.
-    f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
-    f.git(&["add", "-A"]).unwrap();
-    f.git(&["commit", "-q", "--amend", "--no-edit", "--no-verify"])
-        .unwrap();
-    let amended = rev(&f, f.root(), "HEAD").unwrap();
-    land_reviewed_commit(&f, &server, inputs.path(), &amended);
+    amend_with_other_bytes_and_land(&f, &server, inputs.path());
 }
 
 #[test]

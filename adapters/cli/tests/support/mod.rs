@@ -635,6 +635,18 @@ pub fn land_reviewed_commit(f: &Fixture, server: &Path, inputs: &Path, commit: &
     assert_eq!(rev(f, server, "main").as_deref(), Some(commit));
 }
 
+/// The next step an `approval_spent` denial names: `HEAD` amended with
+/// other bytes (`src/lexer.rs`), reviewed as committed and pushed; it
+/// lands on `server`'s `main`.
+pub fn amend_with_other_bytes_and_land(f: &Fixture, server: &Path, inputs: &Path) {
+    f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
+    f.git(&["add", "-A"]).unwrap();
+    f.git(&["commit", "-q", "--amend", "--no-edit", "--no-verify"])
+        .unwrap();
+    let amended = rev(f, f.root(), "HEAD").unwrap();
+    land_reviewed_commit(f, server, inputs, &amended);
+}
+
 /// In the teammate's clone `b` of `f`'s origin: `docs.md` written,
 /// reviewed and committed (`teammate`); returns the commit.
 pub fn teammate_commits_docs(f: &Fixture, b: &Path, inputs: &Path) -> String {
