@@ -513,22 +513,6 @@ fn probity_raw(cwd: &Path, args: &[&str]) -> Vec<u8> {
     out.stdout
 }
 
-/// `git ARGS` in `cwd` with `stdin` and `env`, asserted to succeed; its
-/// stdout, trimmed.
-fn git_out(cwd: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &Path)]) -> String {
-    let mut cmd = plain_git(cwd);
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = output_with_stdin(cmd.args(args), stdin);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 /// In `cwd`, as anyone with git can: a notes commit on `refs/notes/probity`
 /// whose tree is the current one with `files` (path, blob id) added, and
 /// the ref moved to it (a fast-forward).

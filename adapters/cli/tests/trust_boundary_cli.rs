@@ -399,3 +399,51 @@ fn an_approval_first_delivered_on_a_new_base_is_spent_by_that_delivery() {
     probity_ok(f.root(), &["push", "origin", "main"]);
     reapplied_on_a_new_base_is_refused(&f, &server, inputs.path(), &rebased);
 }
+
+/// `count` notes on ids no commit has, each a copy of `noted`'s note (so
+/// each names its approval), all sorting before any real commit's id,
+/// committed on top of `f`'s `refs/notes/probity` as anyone with git can.
+fn flood_notes_naming(f: &Fixture, noted: &str, count: usize) {
+    let git = |args: &[&str], stdin: &[u8]| git_out(f.root(), args, stdin, &[]);
+    let note = f.git(&["notes", "--ref=probity", "show", noted]).unwrap();
+    let blob = git(&["hash-object", "-w", "--stdin"], &note);
+    let mut listing = git(&["ls-tree", "refs/notes/probity"], b"");
+    for i in 1..=count {
+        listing.push_str(&format!("\n100644 blob {blob}\t{i:040x}"));
+    }
+    listing.push('\n');
+    let tree = git(&["mktree"], listing.as_bytes());
+    let flood = git(
+        &[
+            "commit-tree",
+            &tree,
+            "-p",
+            "refs/notes/probity",
+            "-m",
+            "flood",
+        ],
+        b"",
+    );
+    git(&["update-ref", "refs/notes/probity", &flood], b"");
+}
+
+/// Red team round 5 (the limit the threat model named): the replay
+/// check's notes search reads at most 64 commits naming an approval, in
+/// path order. 64 notes naming it on ids that sort first (no commit has
+/// them), pushed ahead of a replay, hid its earlier delivery. A search
+/// that reaches that bound reads the ref's own history too, as a CI form
+/// does (D-R137): the replay is refused, and the flood itself (notes on
+/// no commit) still lands, jamming nothing.
+#[test]
+fn a_flood_of_notes_naming_an_approval_does_not_hide_its_earlier_delivery() {
+    let (f, _dir, server, inputs) = plain_server();
+    let c1 = deliver_reviewed(&f, inputs.path());
+    let revert = reviewed_revert(&f, inputs.path());
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    flood_notes_naming(&f, &c1, 64);
+    push_no_verify(&f, &["origin", "refs/notes/probity"]).unwrap();
+    let replay = revert_head(&f, "bring it back");
+    replay_refused(&f, &c1, &replay);
+    assert_eq!(rev(&f, &server, "main"), Some(revert));
+    amend_with_other_bytes_and_land(&f, &server, inputs.path());
+}

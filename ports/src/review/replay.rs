@@ -38,7 +38,9 @@ pub(super) const MAX_HISTORY_LISTED: usize = 10_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Priors {
     /// The notes that name the approval: the server hook, where the notes
-    /// ref only grows, so a note once there stays.
+    /// ref only grows, so a note once there stays. A search that reaches
+    /// [`MAX_PRIOR_NOTES`] reads as [`Priors::NotesAndHistory`] does
+    /// (D-R137).
     Notes,
     /// Those notes and the ref's own history (its newest
     /// [`MAX_HISTORY_PRIORS`] commits that change something, and every
@@ -386,6 +388,17 @@ where
     needles.sort_unstable();
     needles.dedup();
     let named_each = git.notes_naming_each(notes, &needles, MAX_PRIOR_NOTES)?;
+    // A search that reached its bound may have left the earlier delivery
+    // out (64 notes naming the approval on ids that sort first, which
+    // anyone who may push notes can add): the ref's own history is read
+    // too, as a CI form reads it, so a delivery of the same trees is found
+    // whatever the notes hold (D-R137). A search within its bound is
+    // complete, and costs the hook nothing more.
+    let priors_from = if named_each.iter().any(|n| n.len() >= MAX_PRIOR_NOTES) {
+        Priors::NotesAndHistory
+    } else {
+        priors_from
+    };
     if named_each.len() != needles.len() {
         let short: AdapterError = format!(
             "the notes search answered for {} of {} lineages",

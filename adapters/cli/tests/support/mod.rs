@@ -377,6 +377,22 @@ pub fn probity_stdin(cwd: &Path, args: &[&str], stdin: &[u8]) -> Run {
     run_of(&output_with_stdin(&mut json_command(cwd, args), stdin))
 }
 
+/// `git ARGS` in `cwd` with `stdin` and `env`, asserted to succeed; its
+/// stdout, trimmed.
+pub fn git_out(cwd: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &Path)]) -> String {
+    let mut cmd = plain_git(cwd);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = output_with_stdin(cmd.args(args), stdin);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 /// Runs `cmd` with `stdin` piped in, capturing stdout and stderr. A reader
 /// that stops early is not an error: the answer is what counts.
 pub fn output_with_stdin(cmd: &mut Command, stdin: &[u8]) -> std::process::Output {
