@@ -383,6 +383,19 @@ fn a_reviewed_commit_rebased_after_losing_the_push_race_lands() {
 /// it, and the legitimate rebase flow before it still lands.
 #[test]
 fn an_approval_first_delivered_on_a_new_base_is_spent_by_that_delivery() {
+    first_delivered_on_a_new_base_then_replayed(false);
+}
+
+/// The same, with 64 notes naming the approval on ids that sort first
+/// pushed before the replay: the hook's notes search reaches its bound,
+/// and the rebased delivery, which only its note ties to the approval,
+/// is found among the ref's history commits whose notes name it (D-R137).
+#[test]
+fn a_flood_of_notes_does_not_hide_a_delivery_through_a_rebase_proof() {
+    first_delivered_on_a_new_base_then_replayed(true);
+}
+
+fn first_delivered_on_a_new_base_then_replayed(flood: bool) {
     let (f, _dir, server, inputs) = plain_server();
     let (_b_dir, b) = clone_as(&f, &server, "b");
     teammate_commits_docs(&f, &b, inputs.path());
@@ -397,6 +410,10 @@ fn an_approval_first_delivered_on_a_new_base_is_spent_by_that_delivery() {
     assert_eq!(rev(&f, &server, "main"), Some(rebased.clone()));
     reviewed_revert(&f, inputs.path());
     probity_ok(f.root(), &["push", "origin", "main"]);
+    if flood {
+        flood_notes_naming(&f, &rebased, 64);
+        push_no_verify(&f, &["origin", "refs/notes/probity"]).unwrap();
+    }
     reapplied_on_a_new_base_is_refused(&f, &server, inputs.path(), &rebased);
 }
 

@@ -23,6 +23,12 @@ use super::*;
 /// How many earlier commits noted with one lineage the replay check reads.
 const MAX_PRIOR_NOTES: usize = 64;
 
+/// How many notes naming one lineage a search that reached
+/// [`MAX_PRIOR_NOTES`] reads again, to tell which commits of the ref's
+/// history window they name (D-R137); past it the search is an error, never
+/// a shorter answer.
+const MAX_FLOODED_NOTES: usize = 1_000_000;
+
 /// How many commits that change something a CI form reads from a ref's
 /// history for earlier deliveries ([`Priors::NotesAndHistory`]).
 pub(super) const MAX_HISTORY_PRIORS: usize = 1_000;
@@ -394,7 +400,26 @@ where
     // too, as a CI form reads it, so a delivery of the same trees is found
     // whatever the notes hold (D-R137). A search within its bound is
     // complete, and costs the hook nothing more.
-    let priors_from = if named_each.iter().any(|n| n.len() >= MAX_PRIOR_NOTES) {
+    // In the ref's history, a commit the notes name an approval on is
+    // asked the noted questions too (D-R133's rebase proof, D-R134's
+    // squash): the names are searched again with a bound a flood cannot
+    // reach cheaply, and only those in the history window count, so a
+    // name on no commit, or on one outside that history, costs nothing.
+    let flooded = named_each.iter().any(|n| n.len() >= MAX_PRIOR_NOTES);
+    let mut flood_named: std::collections::BTreeMap<&str, std::collections::BTreeSet<CommitId>> =
+        std::collections::BTreeMap::new();
+    if flooded {
+        let all = git.notes_naming_each(notes, &needles, MAX_FLOODED_NOTES)?;
+        for (lineage, commits) in needles.iter().copied().zip(all) {
+            flood_named.insert(lineage, commits.into_iter().collect());
+        }
+    }
+    let past_bound = |l: &LineageId| {
+        flood_named
+            .get(l.as_str())
+            .is_some_and(|n| n.len() >= MAX_FLOODED_NOTES)
+    };
+    let priors_from = if flooded {
         Priors::NotesAndHistory
     } else {
         priors_from
@@ -459,6 +484,21 @@ where
         let Some(trees) = delivered_trees(git, &delivery.commit)? else {
             continue;
         };
+        if let (Some(l), Some(landing)) = (
+            delivery.approvals().iter().find(|l| past_bound(l)),
+            landings_of(delivery).first(),
+        ) {
+            return Ok(Some(ReceiveDenial {
+                reason_code: "input_too_large".into(),
+                refname: landing.refname.to_string(),
+                commit: Some(delivery.commit.clone()),
+                message: format!(
+                    "{MAX_FLOODED_NOTES} notes or more name the approval of {l}: the replay check cannot read them all, so that approval delivers nothing here; review the change again (`probity start --commit {}`), which gives it an approval no note names yet, then push",
+                    delivery.commit
+                ),
+                next_action: "start_commit_review",
+            }));
+        }
         for landing in landings_of(delivery) {
             // The ref's history in a CI form: the window below the old tip
             // (the new tip's, for a new ref), whose commits all come before
@@ -499,10 +539,18 @@ where
                 // whether it delivered the approved change on a base of its
                 // own (a rebase proof's delivery, D-R133); the ref's history
                 // alone (a CI form) is matched by its trees.
-                let candidates = commits
-                    .iter()
-                    .map(|d| (d, false, true))
-                    .chain(history.iter().map(|(d, settled)| (*d, *settled, false)));
+                let named_in_history = flood_named.get(lineage.as_str());
+                let candidates =
+                    commits
+                        .iter()
+                        .map(|d| (d, false, true))
+                        .chain(history.iter().map(|(d, settled)| {
+                            (
+                                *d,
+                                *settled,
+                                named_in_history.is_some_and(|n| n.contains(&d.0)),
+                            )
+                        }));
                 // And, failing both, whether it was a squash that composed
                 // the approval (D-R134), once it is known to come first.
                 for ((c, prior_trees), settled, noted) in candidates {
