@@ -797,6 +797,48 @@ fn a_ref_update_leaving_only_the_notes_holding_over_the_bound_is_refused() {
     next_reviewed_push_lands(&s, "fn again() {}\n");
 }
 
+/// Red team round 5 (attempt 06): a notes history whose commits
+/// alternate between two trees lists every file again for each commit (5
+/// million files from under 1 MB: 62 s and 2.2 GB at the hook). More files
+/// listed against first parents than `MAX_NOTES_HISTORY_FILES` are
+/// refused by name, git's listing read no further; the teammate's next
+/// reviewed push lands.
+#[test]
+fn a_notes_history_listing_too_many_files_is_refused() {
+    let s = Setup::new();
+    let (_tip, _d, agent) = published_and_cloned(&s);
+    let published = s.server_rev("refs/notes/probity").unwrap();
+    let git = |args: &[&str], stdin: &[u8]| git_out(&agent, args, stdin, &[]);
+    let held = git(&["ls-tree", &published], b"");
+    let tree_of = |body: &[u8]| {
+        let blob = git(&["hash-object", "-w", "--stdin"], body);
+        let mut listing = held.clone();
+        for i in 1..=1_000u32 {
+            listing.push_str(&format!("\n100644 blob {blob}\t{i:040x}"));
+        }
+        listing.push('\n');
+        git(&["mktree"], listing.as_bytes())
+    };
+    let (a, b) = (tree_of(b"a\n"), tree_of(b"b\n"));
+    let per_commit = 1_000;
+    let commits = probity_core::review::MAX_NOTES_HISTORY_FILES / per_commit + 1;
+    let mut tip = published.clone();
+    for i in 0..commits {
+        let tree = if i % 2 == 0 { &a } else { &b };
+        tip = git(&["commit-tree", tree, "-p", &tip, "-m", "flip"], b"");
+    }
+    git(&["update-ref", "refs/notes/probity", &tip], b"");
+    let err = s
+        .push_from(&agent, &["origin", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(
+        err.contains("input_too_large") && err.contains("files against their first parents"),
+        "{err}"
+    );
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
+    next_reviewed_push_lands(&s, "fn again() {}\n");
+}
+
 /// A server whose notes tree holds a file from before D-R121 (pushed when
 /// no hook measured it): a teammate's push whose notes merge the server's
 /// (a `cat_sort_uniq` merge commit, which keeps notes only) lands; the

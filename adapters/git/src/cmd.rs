@@ -435,6 +435,77 @@ impl GitCli {
         }
     }
 
+    /// [`GitCli::run_with`] with at most `cap` bytes of stdout kept: `None`
+    /// when git writes more (it is stopped then, never read on), so a
+    /// listing an adversary can make long costs bounded memory. Stderr is
+    /// not kept.
+    pub fn run_capped(
+        &self,
+        cwd: &Path,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, GitError> {
+        use std::io::Read;
+        let mut cmd = self.command(cwd);
+        cmd.args(args).stderr(Stdio::null());
+        if stdin.is_some() {
+            cmd.stdin(Stdio::piped());
+        }
+        let (mut child, _running) = self.spawn_registered(&mut cmd)?;
+        let input = child.stdin.take();
+        let mut stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| GitError::Io(std::io::Error::other("git stdout was not captured")))?;
+        let read = std::thread::scope(|s| {
+            // Written from a scoped thread so a large output cannot
+            // deadlock against a large input; a broken pipe means git
+            // stopped reading early, and its exit status tells.
+            if let (Some(mut pipe), Some(bytes)) = (input, stdin) {
+                s.spawn(move || {
+                    let _ = pipe.write_all(bytes);
+                });
+            }
+            let mut out = Vec::new();
+            let mut buf = vec![0u8; 64 * 1024];
+            let read = loop {
+                match stdout.read(&mut buf) {
+                    Ok(0) => break Ok(Some(out)),
+                    Ok(n) if out.len() + n > cap => break Ok(None),
+                    Ok(n) => out.extend_from_slice(&buf[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => break Err(e),
+                }
+            };
+            if !matches!(read, Ok(Some(_))) {
+                // Over the cap, or unreadable: stop git rather than read
+                // on (which also ends the writer, before the scope waits
+                // for it).
+                let _ = child.kill();
+            }
+            read
+        });
+        drop(stdout);
+        let Some(out) = read.map_err(|e| {
+            let _ = child.wait();
+            GitError::from(e)
+        })?
+        else {
+            let _ = child.wait();
+            return Ok(None);
+        };
+        let status = child.wait()?;
+        if !status.success() {
+            return Err(GitError::Failed {
+                args: args.join(" "),
+                status: status.to_string(),
+                stderr: String::new(),
+            });
+        }
+        Ok(Some(out))
+    }
+
     /// Runs git and returns the raw output whatever the exit status (for
     /// commands whose exit code carries an answer, e.g. `diff --quiet`).
     pub fn output(

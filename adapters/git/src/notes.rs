@@ -11,7 +11,8 @@
 use std::ffi::OsString;
 
 use probity_core::review::{
-    AddedNoteFile, MAX_NOTES_UPDATE_COMMITS, NOTES_REF, NotesHistory, note_path_commit, note_paths,
+    AddedNoteFile, MAX_NOTES_HISTORY_FILES, MAX_NOTES_UPDATE_COMMITS, NOTES_REF, NotesHistory,
+    note_path_commit, note_paths,
 };
 use probity_core::review::{CommitId, TreeId};
 use probity_ports::review::{AdapterError, NotesGit};
@@ -23,6 +24,11 @@ use crate::repo::Repo;
 /// `probity-notes-<kind>-<random>.owner`, one per scratch ref
 /// `refs/notes/probity-<kind>-<random>`.
 const OWNER_PREFIX: &str = "probity-notes-";
+
+/// The most bytes of `diff-tree --raw` listing [`Repo::notes_history`]
+/// reads: room for [`MAX_NOTES_HISTORY_FILES`] lines of a 40-hex note path
+/// many times over; past it the listing is over its bound, unread.
+const MAX_HISTORY_LISTING: usize = 64 * 1024 * 1024;
 
 /// A scratch notes ref for one write, removed on every exit: by its drop;
 /// as a loose ref file, by an interrupted run's cleanup (SIGINT, SIGTERM,
@@ -732,9 +738,11 @@ impl Repo {
 
     /// See [`NotesGit::notes_history`]: one `rev-list --parents` of the
     /// commits, one `diff-tree --stdin --root -r` of each against its first
-    /// parent (a root against the empty tree), one `rev-list --objects
-    /// --disk-usage` of what only they reach; a root commit's tree and the
-    /// sizes from the object reader. Probity's anchor commit (a root whose
+    /// parent (a root against the empty tree; read up to
+    /// 64 MiB, the files counted, D-R138), one
+    /// `rev-list --objects --disk-usage` of what only they reach; a root
+    /// commit's tree and the distinct blobs' sizes (one batch) from the
+    /// object reader. Probity's anchor commit (a root whose
     /// tree lists trees each named by its own id,
     /// [`Repo::write_notes_anchored`]) adds no file: what it keeps is
     /// measured by the bytes stored.
@@ -778,8 +786,17 @@ impl Repo {
                 "--raw",
                 "--no-abbrev",
             ];
-            let out = self.run_with(args, &[], Some(input.as_bytes()))?;
+            // The listing an adversary can make long (an alternating
+            // history lists every file again for each commit) is read up
+            // to a byte bound and counted; the sizes of the distinct blobs
+            // are asked in one batch of the object reader.
+            let Some(out) = self.run_capped(&args, Some(input.as_bytes()), MAX_HISTORY_LISTING)?
+            else {
+                history.files_listed = usize::MAX;
+                return Ok(history);
+            };
             let mut commit = None;
+            let mut listed: Vec<(CommitId, String, String)> = Vec::new();
             for line in String::from_utf8_lossy(&out).lines() {
                 let Some(raw) = line.strip_prefix(':') else {
                     // The commit (and parent) a diff is of.
@@ -796,11 +813,27 @@ impl Repo {
                 if after.bytes().all(|b| b == b'0') {
                     continue;
                 }
-                let size = match self.object_info(after)? {
-                    Some(i) if i.kind == "blob" => i.size,
-                    _ => u64::MAX,
-                };
-                history.files.push((c.clone(), path.to_owned(), size));
+                history.files_listed += 1;
+                if history.files_listed > MAX_NOTES_HISTORY_FILES {
+                    return Ok(history);
+                }
+                listed.push((c.clone(), path.to_owned(), after.to_owned()));
+            }
+            let mut blobs: Vec<&str> = listed.iter().map(|(_, _, b)| b.as_str()).collect();
+            blobs.sort_unstable();
+            blobs.dedup();
+            let sizes: std::collections::BTreeMap<&str, u64> = blobs
+                .iter()
+                .copied()
+                .zip(self.objects_info(&blobs)?)
+                .map(|(id, info)| match info {
+                    Some(i) if i.kind == "blob" => (id, i.size),
+                    _ => (id, u64::MAX),
+                })
+                .collect();
+            for (c, path, after) in &listed {
+                let size = sizes.get(after.as_str()).copied().unwrap_or(u64::MAX);
+                history.files.push((c.clone(), path.clone(), size));
             }
         }
         // What only these commits reach: nothing a ref here or a tip of

@@ -486,6 +486,16 @@ impl Repo {
             .collect()
     }
 
+    /// The id, type and size of each of `ids` (`None`: git has no such
+    /// object), in one batch of the object reader.
+    pub fn objects_info(&self, ids: &[&str]) -> Result<Vec<Option<ObjectInfo>>, GitError> {
+        Ok(self
+            .reader_batch("info", ids, 0)?
+            .into_iter()
+            .map(|a| a.map(|(info, _, _)| info))
+            .collect())
+    }
+
     /// Which of `ids` git does not have, in one batch of the object reader.
     pub fn objects_missing(&self, ids: &[&str]) -> Result<Vec<bool>, GitError> {
         Ok(self

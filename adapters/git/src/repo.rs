@@ -233,6 +233,16 @@ impl Repo {
     {
         self.git.run_with(&self.root, args, env, stdin)
     }
+
+    /// [`GitCli::run_capped`] in this repository.
+    pub fn run_capped(
+        &self,
+        args: &[&str],
+        stdin: Option<&[u8]>,
+        cap: usize,
+    ) -> Result<Option<Vec<u8>>, GitError> {
+        self.git.run_capped(&self.root, args, stdin, cap)
+    }
 }
 
 /// `git rev-parse --path-format=absolute <first> --git-dir --git-common-dir`

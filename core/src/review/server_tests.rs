@@ -575,6 +575,7 @@ fn the_history_a_notes_update_brings_is_held_to_the_notes_rules() {
     let ok = NotesHistory {
         commits: 3,
         files: vec![(side.clone(), format!("01/{}", &id[2..]), 10)],
+        files_listed: 1,
         stored_bytes: 4096,
     };
     assert!(check_notes_history(&ok).is_ok());
@@ -607,12 +608,28 @@ fn the_history_a_notes_update_brings_is_held_to_the_notes_rules() {
     );
     let many = NotesHistory {
         commits: MAX_NOTES_UPDATE_COMMITS + 1,
-        ..ok
+        ..ok.clone()
     };
     assert_eq!(
         check_notes_history(&many).unwrap_err().0.code(),
         "input_too_large"
     );
+    // Red team round 5: a history that lists too many files against first
+    // parents (an alternating one), or more than git's listing may write.
+    for listed in [MAX_NOTES_HISTORY_FILES + 1, usize::MAX] {
+        let long = NotesHistory {
+            files_listed: listed,
+            ..ok.clone()
+        };
+        let (e, why) = check_notes_history(&long).unwrap_err();
+        assert_eq!(e.code(), "input_too_large");
+        assert!(why.is_some_and(|w| w.contains("list")));
+    }
+    let at_bound = NotesHistory {
+        files_listed: MAX_NOTES_HISTORY_FILES,
+        ..ok
+    };
+    assert!(check_notes_history(&at_bound).is_ok());
 }
 
 /// Red team round 5 (D-R133): an earlier delivery through a rebase proof
