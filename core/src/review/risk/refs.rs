@@ -22,11 +22,13 @@ pub struct RunConfig {
 }
 
 /// The repository paths the configurations name, normalised (lexically
-/// resolved from the root, ASCII-lowercased), and whether one could not be
-/// read whole (then no changed file can be shown unnamed).
+/// resolved from the root, ASCII-lowercased): files, named exactly, and
+/// directories, naming every file below them; and whether one could not
+/// be read whole (then no changed file can be shown unnamed).
 #[derive(Debug, Default)]
 pub(super) struct References {
     paths: Vec<String>,
+    dirs: Vec<String>,
     unread: bool,
 }
 
@@ -48,37 +50,49 @@ impl References {
                 continue;
             }
             let text = String::from_utf8_lossy(bytes);
-            let words = match file_kind(path) {
-                Kind::Tasks => json_strings(&text),
-                Kind::PreCommit => yaml_values(&text, &["entry", "args"]),
+            let (words, dirs) = match file_kind(path) {
+                Kind::Tasks => (json_strings(&text), Vec::new()),
+                Kind::PreCommit => (yaml_values(&text, &["entry", "args"]), Vec::new()),
                 Kind::Envrc => envrc_words(&text),
             };
             for w in words {
                 for piece in w.split(is_separator) {
+                    // A word written as a directory (`tools/`) names what
+                    // is below it; any other names one file: a task's
+                    // `cwd`, a `PYTHONPATH=src` or a label `test` runs
+                    // nothing below it by itself.
+                    let list = if piece.ends_with('/') {
+                        &mut out.dirs
+                    } else {
+                        &mut out.paths
+                    };
                     if let Some(p) = normalise(piece) {
-                        out.paths.push(p);
+                        list.push(p);
                     }
                 }
             }
+            out.dirs.extend(dirs.iter().filter_map(|d| normalise(d)));
         }
-        out.paths.sort();
-        out.paths.dedup();
+        for list in [&mut out.paths, &mut out.dirs] {
+            list.sort();
+            list.dedup();
+        }
         out
     }
 
-    /// Whether a configuration names `path`, or a directory holding it, or
-    /// one could not be read whole.
+    /// Whether a configuration names `path`, or a directory it names holds
+    /// it, or one could not be read whole.
     pub(super) fn names(&self, path: &str) -> bool {
         if self.unread {
             return true;
         }
         let lower = path.to_ascii_lowercase();
-        self.paths.iter().any(|r| {
-            lower == *r
-                || (lower.len() > r.len()
+        self.paths.binary_search(&lower).is_ok()
+            || self.dirs.iter().any(|r| {
+                lower.len() > r.len()
                     && lower.starts_with(r.as_str())
-                    && lower.as_bytes()[r.len()] == b'/')
-        })
+                    && lower.as_bytes()[r.len()] == b'/'
+            })
     }
 }
 
@@ -281,16 +295,20 @@ fn yaml_unescape(s: &str) -> String {
     out
 }
 
-/// An `.envrc`'s words: it is a shell script direnv runs on entering the
-/// directory, so any word may name a file it runs (`source_env`,
-/// `source`, `dotenv`, `watch_file`, `PATH_add`, `./scripts/x.sh`,
-/// `bash tools/x`). Quotes and backslashes are removed as the shell
-/// removes them (`"scri"pts/x.sh` is `scripts/x.sh`), `${...}` cut out;
-/// and the files a command names by default: `dotenv` and
-/// `dotenv_if_exists` without an argument `.env`, `use nix` without one
-/// `shell.nix` and `default.nix`, `use flake` without one `flake.nix`.
-fn envrc_words(text: &str) -> Vec<String> {
+/// An `.envrc`'s words, and the directories it names: it is a shell
+/// script direnv runs on entering the directory, so any word may name a
+/// file it runs (`source_env`, `source`, `dotenv`, `watch_file`,
+/// `./scripts/x.sh`, `bash tools/x`). Quotes and backslashes are removed
+/// as the shell removes them (`"scri"pts/x.sh` is `scripts/x.sh`),
+/// `${...}` cut out; and the files a command names by default: `dotenv`
+/// and `dotenv_if_exists` without an argument `.env`, `use nix` without
+/// one `shell.nix` and `default.nix`, `use flake` without one
+/// `flake.nix`, `source_env DIR` its `DIR/.envrc`. The directories: what
+/// `PATH_add`, `path_add` and `load_prefix` put on `PATH` (a `git` there
+/// runs in place of git's), every file below them.
+fn envrc_words(text: &str) -> (Vec<String>, Vec<String>) {
     let mut out = Vec::new();
+    let mut dirs = Vec::new();
     for line in text.lines() {
         let code = line.split(" #").next().unwrap_or(line);
         if code.trim_start().starts_with('#') {
@@ -309,6 +327,13 @@ fn envrc_words(text: &str) -> Vec<String> {
                     out.push("default.nix".to_string());
                 }
                 ["use", "flake"] => out.push("flake.nix".to_string()),
+                ["PATH_add" | "path_add", added @ ..] => {
+                    dirs.extend(added.iter().map(|d| d.to_string()));
+                }
+                ["load_prefix", prefix, ..] => dirs.push(format!("{prefix}/bin")),
+                ["source_env" | "source_env_if_exists", target, ..] => {
+                    out.push(format!("{target}/.envrc"));
+                }
                 ["use", "flake", target, ..] => {
                     let dir = target.trim_start_matches("path:");
                     let dir = dir.split('#').next().unwrap_or(dir);
@@ -320,7 +345,7 @@ fn envrc_words(text: &str) -> Vec<String> {
             out.extend(words.iter().map(|w| w.to_string()));
         }
     }
-    out
+    (out, dirs)
 }
 
 #[cfg(test)]
@@ -362,7 +387,10 @@ mod tests {
         assert!(r.names("Scripts/Setup.sh"));
         assert!(r.names("tools/gen.py"));
         assert!(r.names("build/out.txt"));
-        assert!(r.names("ci/run.sh"), "the cwd names a directory");
+        assert!(r.names("run.sh"));
+        // A working directory, a label: no file below them is named.
+        assert!(!r.names("ci/run.sh"));
+        assert!(!r.names("x/y.rs"));
         assert!(!r.names("src/main.rs"));
         assert!(!r.names("scripts/setup.sh.bak"));
         // Another configuration's path is not read.
@@ -388,7 +416,7 @@ mod tests {
 
     #[test]
     fn an_envrc_names_what_it_sources_and_runs() {
-        let envrc = "# comment naming secret/x.sh\nsource_env \"scri\"pts/env.sh\nsource_up\ndotenv\nuse flake ./nix#dev\nwatch_file tools/w.txt\nPATH_add bin\n./setup/run.sh && echo ok # tail comment other.sh\n";
+        let envrc = "# comment naming secret/x.sh\nsource_env \"scri\"pts/env.sh\nsource_env up\nsource_up\ndotenv\nuse flake ./nix#dev\nwatch_file tools/w.txt\nPATH_add bin\nexport PYTHONPATH=src\n./setup/run.sh && echo ok # tail comment other.sh\n";
         let r = References::of(&[config(".envrc", envrc)], &names());
         for p in [
             "scripts/env.sh",
@@ -396,13 +424,16 @@ mod tests {
             "nix/flake.nix",
             "tools/w.txt",
             "bin/tool",
+            "up/.envrc",
             "setup/run.sh",
         ] {
             assert!(r.names(p), "{p}");
         }
         assert!(!r.names("secret/x.sh"));
         assert!(!r.names("other.sh"));
+        // A variable's value names no directory's files.
         assert!(!r.names("src/lib.rs"));
+        assert!(!r.names("tools/other.txt"));
     }
 
     #[test]

@@ -1123,7 +1123,7 @@ fn v5_reads_raw_identifiers_joined_literals_and_dynamic_imports() {
         ),
         ("e.py", b"exec(payload)"),
         ("f.py", b"eval (expr)"),
-        ("g.py", b"code = compile(src, 'x', 'exec')"),
+        ("g.py", b"exec(compile(src, 'x', 'exec'))"),
         ("h.py", b"x = 'sub' \\\n    'process'"),
         ("i.py", b"import sub\"\"process"),
     ] {
