@@ -1,9 +1,11 @@
 //! Risk classification cost (not a test; see docs/perf.md, "Risk policy
-//! v3's scan" and "Risk policy v4's links"): `classify` of one 1 MiB file
-//! as prose, as code and with comments, and of a 5,000-file change of
-//! small files (without links, then between trees holding 2,000 symbolic
-//! links), under each built-in policy: the median (and the fastest) of
-//! `RUNS` runs after a warm-up.
+//! v3's scan", "Risk policy v4's links" and "Risk policy v5's views"):
+//! `classify` of one 1 MiB file as prose, as code, with comments and with
+//! every word a quoted literal, and of a 5,000-file change of small files
+//! (without links, then between trees holding 2,000 symbolic links, then
+//! with three auto-run configurations naming 300 paths), under each
+//! built-in policy: the median (and the fastest) of `RUNS` runs after a
+//! warm-up.
 //!
 //! cargo run --release -p probity-core --features fixtures --example bench_risk [-- RUNS]
 //!
@@ -13,7 +15,9 @@
 use std::time::Instant;
 
 use probity_core::review::fixtures;
-use probity_core::review::{ChangedFile, RepoPath, RiskPolicy, Symlink};
+use probity_core::review::{
+    CandidateContent, ChangedFile, RepoPath, RiskPolicy, RunConfig, Symlink, TreeInputs,
+};
 
 // The filter benchmark's generator and digest (a fixed-seed LCG, FNV-1a).
 #[path = "filter_bench.rs"]
@@ -88,6 +92,10 @@ fn file(path: &str, text: &str) -> ChangedFile {
     fixtures::text_change(path, 1, 0, text)
 }
 
+/// A row: its name, the changed files, the trees' links and
+/// configurations.
+type Case = (&'static str, Vec<ChangedFile>, Vec<Symlink>, Vec<RunConfig>);
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs[xs.len() / 2]
@@ -102,6 +110,13 @@ fn main() {
     let mib = 1 << 20;
     let plain = prose(mib, 0, &mut g);
     let commented = prose(mib, 4, &mut g);
+    // Every word a string literal, as a data file or a test table: each
+    // quote goes through v5's joining stage.
+    let quoted: String = plain
+        .split(' ')
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
     let small: Vec<ChangedFile> = (0..5000)
         .map(|i| {
             let text = prose(2048, if i % 2 == 0 { 0 } else { 4 }, &mut g);
@@ -134,43 +149,104 @@ fn main() {
             }
         })
         .collect();
-    let cases: Vec<(&str, Vec<ChangedFile>, Vec<Symlink>)> = vec![
+    // Auto-run configurations naming 300 paths (100 each), none of them
+    // changed: what v5 reads at each start.
+    let config = |path: &str, text: String| RunConfig {
+        path: RepoPath::parse(path).expect("a path"),
+        content: CandidateContent::Bytes {
+            bytes: text.into_bytes(),
+            complete: true,
+        },
+    };
+    let tasks: Vec<String> = (0..100)
+        .map(|i| format!("{{\"label\": \"t{i}\", \"command\": \"./scripts/t{i}.sh\"}}"))
+        .collect();
+    let configs = vec![
+        config(
+            ".vscode/tasks.json",
+            format!(
+                "{{\"version\": \"2.0.0\", \"tasks\": [{}]}}",
+                tasks.join(",")
+            ),
+        ),
+        config(
+            ".pre-commit-config.yaml",
+            (0..100)
+                .map(|i| format!("  - id: h{i}\n    entry: hooks/h{i}.py\n"))
+                .collect(),
+        ),
+        config(
+            ".envrc",
+            (0..100)
+                .map(|i| format!("source_env env/e{i}.sh\n"))
+                .collect(),
+        ),
+    ];
+    let cases: Vec<Case> = vec![
         (
             "1 MiB prose, docs/big.md",
             vec![file("docs/big.md", &plain)],
+            Vec::new(),
             Vec::new(),
         ),
         (
             "1 MiB prose, src/big.rs",
             vec![file("src/big.rs", &plain)],
             Vec::new(),
+            Vec::new(),
         ),
         (
             "1 MiB prose with // every 4th line, docs/big.md",
             vec![file("docs/big.md", &commented)],
+            Vec::new(),
             Vec::new(),
         ),
         (
             "1 MiB prose with // every 4th line, src/big.rs",
             vec![file("src/big.rs", &commented)],
             Vec::new(),
+            Vec::new(),
         ),
-        ("5,000 files of 2 KiB (10 MiB)", small.clone(), Vec::new()),
-        ("the same, trees holding 2,000 links", small, links),
+        (
+            "1 MiB of quoted words, src/big.py",
+            vec![file("src/big.py", &quoted)],
+            Vec::new(),
+            Vec::new(),
+        ),
+        (
+            "5,000 files of 2 KiB (10 MiB)",
+            small.clone(),
+            Vec::new(),
+            Vec::new(),
+        ),
+        (
+            "the same, trees holding 2,000 links",
+            small.clone(),
+            links,
+            Vec::new(),
+        ),
+        (
+            "the same, no links, 3 configurations naming 300 paths",
+            small,
+            Vec::new(),
+            configs,
+        ),
     ];
     let policies = [
         ("v1", RiskPolicy::v1()),
         ("v2", RiskPolicy::v2()),
         ("v3", RiskPolicy::v3()),
         ("v4", RiskPolicy::v4()),
+        ("v5", RiskPolicy::v5()),
     ];
     let mut digest = Fnv::default();
-    println!("| content | v1 | v2 | v3 | v4 |");
-    println!("|---|---:|---:|---:|---:|");
-    for (name, files, links) in &cases {
+    println!("| content | v1 | v2 | v3 | v4 | v5 |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (name, files, links, configs) in &cases {
         let mut row = format!("| {name} |");
+        let trees = TreeInputs { links, configs };
         for (_, p) in &policies {
-            let a = p.classify_linked(files, 1, links);
+            let a = p.classify_in(files, 1, trees);
             digest.update(a.level().name().as_bytes());
             for r in a.reasons() {
                 digest.update(r.to_string().as_bytes());
@@ -178,7 +254,7 @@ fn main() {
             let times: Vec<f64> = (0..runs)
                 .map(|_| {
                     let t = Instant::now();
-                    std::hint::black_box(p.classify_linked(std::hint::black_box(files), 1, links));
+                    std::hint::black_box(p.classify_in(std::hint::black_box(files), 1, trees));
                     t.elapsed().as_secs_f64() * 1e3
                 })
                 .collect();

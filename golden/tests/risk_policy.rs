@@ -195,6 +195,30 @@ fn a_state_record_of_a_manifest_naming_a_build_script_under_v4() {
     );
 }
 
+/// v5's document and digest (D-R135; v1's to v4's above keep theirs),
+/// and the parser scenario approved under it: the same tier as under v1
+/// to v4, v5's digest.
+#[test]
+fn the_builtin_policy_v5_its_digest_and_an_approval_under_it() {
+    let (v5, hash) = (RiskPolicy::v5(), RiskPolicy::v5_hash());
+    let document = format!("{hash}\n{}", text(canonical_bytes(v5).unwrap()));
+    insta::assert_snapshot!("risk_policy_v5", document);
+    approved_under(v5, hash, "policy_v5");
+}
+
+/// A v5 rule on the wire, with a reason v4 already gives: Python's
+/// joined string literals naming `subprocess` are `process_spawn`.
+#[test]
+fn a_state_record_of_a_joined_literal_import_under_v5() {
+    one_file_under(
+        RiskPolicy::v5(),
+        RiskPolicy::v5_hash(),
+        ("tools/run.py", "sp = 'sub' 'process'\n"),
+        &[RiskReason::ProcessSpawn],
+        "state_record_joined_literal_policy_v5",
+    );
+}
+
 /// D-R128: the state and bundle schemas' second revision (what `probity
 /// schema state` and `bundle` print) accepts the reasons v2 and v3 give
 /// and a repository policy's `policy_floor:<rule>`; the first revision,

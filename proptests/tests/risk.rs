@@ -1,10 +1,13 @@
 //! Properties of the built-in risk policies (D-R114, D-R122): whitespace
 //! put into content never hides a process spawn from v2, v2 never rates a
-//! change lower than v1 and v3 never lower than v2.
+//! change lower than v1 and v3 never lower than v2; v4 never lower than
+//! v3 and v5 never lower than v4, whatever links, submodules and auto-run
+//! configurations the trees hold (D-R131, D-R135).
 
 use proptest::prelude::*;
 
 use probity_core::review::fixtures;
+use probity_core::review::{CandidateContent, FileMode, RunConfig, TreeInputs};
 use probity_core::review::{ChangedFile, RepoPath, RiskLevel, RiskPolicy, RiskReason, Symlink};
 
 /// Fragments of spawning calls, imports, document code markers and prose.
@@ -45,6 +48,11 @@ const TOKENS: &[&str] = &[
     "child_process",
     "popen",
     "#!",
+    "r#",
+    "'",
+    "\\",
+    "__import__",
+    "eval",
 ];
 
 /// The paths a change touches: code, documents, agent instructions and
@@ -68,6 +76,10 @@ const PATHS: &[&str] = &[
     "Cargo.toml",
     "docs/ai/guide.md",
     "tools/claude/settings.json",
+    ".husky",
+    "scripts/setup.sh",
+    "composer.json",
+    "Gemfile",
 ];
 
 /// Links a v4 change may be reached through (D-R131), one of which each
@@ -209,6 +221,50 @@ proptest! {
         let linked = RiskPolicy::v4().classify_linked(&files, 1, &links).level();
         prop_assert!(rank(v4) >= rank(v3), "v3 {v3:?}, v4 {v4:?}");
         prop_assert!(rank(linked) >= rank(v4), "v4 {v4:?}, linked {linked:?}");
+    }
+
+    /// v5's tier is at least v4's, with the same links, any file a
+    /// submodule, and auto-run configurations in the trees; a
+    /// configuration only ever raises it.
+    #[test]
+    fn v5_never_rates_a_change_lower_than_v4(
+        files in prop::collection::vec((0..PATHS.len(), content(), any::<bool>()), 1..4),
+        link in prop::option::of(0..LINKS.len()),
+        config in prop::option::of(content()),
+    ) {
+        let files: Vec<ChangedFile> = files
+            .iter()
+            .map(|(p, c, gitlink)| {
+                let mut f = file(PATHS[*p], c);
+                if *gitlink {
+                    f.new_mode = Some(FileMode::Gitlink);
+                }
+                f
+            })
+            .collect();
+        let links: Vec<Symlink> = link
+            .map(|i| Symlink {
+                path: RepoPath::parse(LINKS[i].0).unwrap(),
+                target: LINKS[i].1.as_bytes().to_vec(),
+            })
+            .into_iter()
+            .collect();
+        let configs: Vec<RunConfig> = config
+            .map(|c| RunConfig {
+                path: RepoPath::parse(".envrc").unwrap(),
+                content: CandidateContent::Bytes {
+                    bytes: [b"source_env scripts/setup.sh\n".as_slice(), &c].concat(),
+                    complete: true,
+                },
+            })
+            .into_iter()
+            .collect();
+        let v4 = RiskPolicy::v4().classify_linked(&files, 1, &links).level();
+        let v5 = RiskPolicy::v5().classify_linked(&files, 1, &links).level();
+        let trees = TreeInputs { links: &links, configs: &configs };
+        let read = RiskPolicy::v5().classify_in(&files, 1, trees).level();
+        prop_assert!(rank(v5) >= rank(v4), "v4 {v4:?}, v5 {v5:?}");
+        prop_assert!(rank(read) >= rank(v5), "v5 {v5:?}, with configurations {read:?}");
     }
 }
 

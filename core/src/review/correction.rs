@@ -8,7 +8,7 @@ use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::finding::ValidatorResult;
 use crate::review::ids::{NonBlank, RepoPath, TreeId};
-use crate::review::risk::{RiskLevel, RiskPolicy, RiskReason, Symlink, authored_lines};
+use crate::review::risk::{RiskLevel, RiskPolicy, RiskReason, Symlink, TreeInputs, authored_lines};
 use crate::review::snapshot::ChangedFile;
 
 /// At most this many failed attempts; the next failure escalates.
@@ -52,10 +52,32 @@ impl FixMeasurement {
         links: &[Symlink],
         floor: Vec<RiskReason>,
     ) -> FixMeasurement {
+        Self::measured(
+            files,
+            to_tree,
+            whole,
+            TreeInputs {
+                links,
+                configs: &[],
+            },
+            floor,
+        )
+    }
+
+    /// [`FixMeasurement::of`] with everything the newest policy reads from
+    /// the base and `to_tree`: their links and the auto-run
+    /// configurations whose references it follows (v5, D-R135).
+    pub fn measured(
+        files: Vec<ChangedFile>,
+        to_tree: TreeId,
+        whole: &[ChangedFile],
+        trees: TreeInputs<'_>,
+        floor: Vec<RiskReason>,
+    ) -> FixMeasurement {
         let newest = RiskPolicy::newest();
         FixMeasurement {
             tier: newest
-                .classify_linked(whole, authored_lines(newest, whole), links)
+                .classify_in(whole, authored_lines(newest, whole), trees)
                 .with_floor(floor)
                 .level(),
             actual_lines: files

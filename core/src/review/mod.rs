@@ -75,9 +75,9 @@ pub use bundle::{
     BUNDLE_DOMAIN, Bundle, BundleError, BundleSchema, DerivationError, DsseEnvelope, DsseSignature,
     IMPORT_RANKS, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES, MAX_EVIDENCE_PER_LINEAGE, MAX_NOTE_BUNDLES,
     MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority, NoteError, RefusedBundle, RepoFacts, ScopeError,
-    TooMany, check_derivation, check_final_tier, check_scope, import_rank, merged_bounded,
-    note_adding, note_lines, note_with, notes_denial, parse_note, refused_bundles,
-    with_note_attestations,
+    TooMany, check_derivation, check_derivation_in, check_final_tier, check_final_tier_in,
+    check_scope, import_rank, merged_bounded, note_adding, note_lines, note_with, notes_denial,
+    parse_note, refused_bundles, with_note_attestations,
 };
 pub use causality::{
     CausalDisposition, CausalDowngrade, CausalFacts, Claim, DowngradeReason, Hunk, parse_hunks,
@@ -185,8 +185,8 @@ pub use report::{
 };
 pub use risk::{
     GoldenRule, ManifestKeysRule, POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN,
-    POLICY_V4_DOMAIN, RiskAssessment, RiskLevel, RiskPolicy, RiskReason, ScriptsRule, Symlink,
-    UnexplainedRisk, authored_lines, select_lenses,
+    POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, RiskAssessment, RiskLevel, RiskPolicy, RiskReason,
+    RunConfig, ScriptsRule, Symlink, TreeInputs, UnexplainedRisk, authored_lines, select_lenses,
 };
 pub use roles::{
     BindError, FixerHandoff, HandedFinding, MAX_TRANSCRIPT_BYTES, RoleContext, RoleError,

@@ -1,9 +1,9 @@
 //! Risk classification from a versioned, hashed policy (R2.4–R2.6).
 //!
-//! The policy is data (`core/policy/risk-policy-v1.json` to `-v4.json`,
+//! The policy is data (`core/policy/risk-policy-v1.json` to `-v5.json`,
 //! embedded); `policy_hash` is its canonical digest. `start` freezes under
 //! the newest, and a gate derives with the newest whatever a record names
-//! (D-R114, D-R122, D-R131). The tier is always explained by the
+//! (D-R114, D-R122, D-R131, D-R135). The tier is always explained by the
 //! reason codes it reports, and [`RiskAssessment::new`] refuses a tier the
 //! reasons do not imply: the classifier fails closed.
 
@@ -19,12 +19,15 @@ use crate::review::lens::Lens;
 use crate::review::snapshot::{CandidateContent, ChangedFile, FileMode, LineCount};
 
 mod links;
+mod refs;
 mod scan;
 #[cfg(test)]
 mod tests;
 
 use links::Links;
 pub use links::Symlink;
+use refs::References;
+pub use refs::RunConfig;
 use scan::Scan;
 
 /// Domain of `policy_hash` for the built-in policy v1.
@@ -38,6 +41,23 @@ pub const POLICY_V3_DOMAIN: Domain = Domain::new("probity/risk-policy/v3");
 
 /// Domain of `policy_hash` for the built-in policy v4.
 pub const POLICY_V4_DOMAIN: Domain = Domain::new("probity/risk-policy/v4");
+
+/// Domain of `policy_hash` for the built-in policy v5.
+pub const POLICY_V5_DOMAIN: Domain = Domain::new("probity/risk-policy/v5");
+
+/// What the base and candidate trees of a change hold besides its changed
+/// files, which a policy may read: their symbolic links (v4) and the
+/// auto-run configurations whose references it reads (v5), each an
+/// explicit input observed by an adapter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TreeInputs<'a> {
+    /// Both trees' symbolic links, in any order.
+    pub links: &'a [Symlink],
+    /// Both trees' configurations at the paths
+    /// [`RiskPolicy::reference_configs`] names, in any order (an absent
+    /// one left out).
+    pub configs: &'a [RunConfig],
+}
 
 /// The risk tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -130,7 +150,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1` to `/v4`.
+    /// The policy's version label, `probity.risk-policy/v1` to `/v5`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -230,6 +250,38 @@ pub struct RiskPolicy {
     /// `unscanned_content`, high (v4, absent before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unscanned_content_prefixes: Vec<String>,
+    /// Compare the spawn patterns with Rust's raw identifier prefix `r#`
+    /// removed where an identifier character follows it
+    /// (`std::r#process::r#Command` is `std::process::Command`), in every
+    /// view (v5, absent before).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spawn_strips_raw_identifiers: bool,
+    /// Compare the spawn patterns with adjacent string literals joined, as
+    /// Python and C join them: a quote closing a literal and the same quote
+    /// opening the next (whitespace between them removed already) are
+    /// dropped, so `"sub" "process"` reads `"subprocess"` (v5, absent
+    /// before).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spawn_joins_string_literals: bool,
+    /// More manifests whose install-time scripts run by themselves,
+    /// read as [`ScriptsRule`] reads `package.json` (Composer's
+    /// `composer.json` and its event scripts): `auto_run_config`, high
+    /// (v5, absent before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub auto_run_script_manifests: Vec<ScriptsRule>,
+    /// A submodule entry (gitlink, git mode `160000`) is rated as the
+    /// directory it stands for: a path rule naming a file or directory
+    /// that could be inside it (`.husky/`, `.vscode/tasks.json`,
+    /// `.github/workflows/`) applies (v5, absent before).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub gitlinks_stand_for_directories: bool,
+    /// Auto-run configurations (`.vscode/tasks.json`,
+    /// `.pre-commit-config.yaml`, `.envrc`, at the repository's root) whose
+    /// references are read from the base and the candidate tree: a
+    /// changed file one of them names (or one under a directory it names)
+    /// is `auto_run_config`, high (v5, absent before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub auto_run_reference_configs: Vec<String>,
 }
 
 /// Manifests that run code of the project's own when they hold a key: a
@@ -270,6 +322,7 @@ const POLICY_V1_JSON: &str = include_str!("../../policy/risk-policy-v1.json");
 const POLICY_V2_JSON: &str = include_str!("../../policy/risk-policy-v2.json");
 const POLICY_V3_JSON: &str = include_str!("../../policy/risk-policy-v3.json");
 const POLICY_V4_JSON: &str = include_str!("../../policy/risk-policy-v4.json");
+const POLICY_V5_JSON: &str = include_str!("../../policy/risk-policy-v5.json");
 
 /// A built-in policy with its digest and its automata, built once.
 struct Builtin {
@@ -292,11 +345,18 @@ static POLICY_V1: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V1_JSON, P
 static POLICY_V2: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V2_JSON, POLICY_V2_DOMAIN));
 static POLICY_V3: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V3_JSON, POLICY_V3_DOMAIN));
 static POLICY_V4: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V4_JSON, POLICY_V4_DOMAIN));
+static POLICY_V5: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V5_JSON, POLICY_V5_DOMAIN));
 
 /// The built-in policies, oldest first: a state names one of them by its
 /// digest, and the newest derives what a gate checks.
-fn builtins() -> [&'static Builtin; 4] {
-    [&*POLICY_V1, &*POLICY_V2, &*POLICY_V3, &*POLICY_V4]
+fn builtins() -> [&'static Builtin; 5] {
+    [
+        &*POLICY_V1,
+        &*POLICY_V2,
+        &*POLICY_V3,
+        &*POLICY_V4,
+        &*POLICY_V5,
+    ]
 }
 
 impl RiskPolicy {
@@ -321,7 +381,11 @@ impl RiskPolicy {
         self.spawn_ignores_comments
             && content.windows(2).any(commented)
             && self.spawns(
-                &scan::uncommented(content, self.spawn_ignores_whitespace),
+                &scan::normalized(
+                    &scan::uncommented(content, self.spawn_ignores_whitespace),
+                    self.spawn_strips_raw_identifiers,
+                    self.spawn_joins_string_literals,
+                ),
                 &scan.spawn,
             )
     }
@@ -382,16 +446,43 @@ impl RiskPolicy {
         POLICY_V4.hash
     }
 
+    /// The built-in policy v5: v4's rules, and a content scan that reads
+    /// Rust raw identifiers and joined string literals and rates Python's
+    /// dynamic imports and evaluation, more configuration that runs by
+    /// itself, submodules at a listed directory's name, and files an
+    /// auto-run configuration runs by reference (D-R135).
+    pub fn v5() -> &'static RiskPolicy {
+        &POLICY_V5.policy
+    }
+
+    /// The canonical digest of the built-in policy v5
+    /// (`probity/risk-policy/v5`).
+    pub fn v5_hash() -> Sha256Digest {
+        POLICY_V5.hash
+    }
+
     /// The newest built-in policy: what `start` freezes under and what a
     /// gate derives a record's tier with, whatever policy the record names.
     pub fn newest() -> &'static RiskPolicy {
-        Self::v4()
+        Self::v5()
     }
 
     /// The digest of [`RiskPolicy::newest`].
     pub fn newest_hash() -> Sha256Digest {
-        Self::v4_hash()
+        Self::v5_hash()
     }
+
+    /// The configuration paths whose references this policy reads from a
+    /// change's base and candidate trees ([`TreeInputs::configs`]): read
+    /// each, when present, at most [`RiskPolicy::MAX_CONFIG_BYTES`] of it
+    /// (a longer one passed with `complete: false`).
+    pub fn reference_configs(&self) -> &[String] {
+        &self.auto_run_reference_configs
+    }
+
+    /// How many bytes of a reference configuration an adapter reads: a
+    /// longer one cannot be shown to name no changed file.
+    pub const MAX_CONFIG_BYTES: usize = 1 << 20;
 
     /// The built-in policy whose digest is `hash`, if any.
     pub fn builtin(hash: &Sha256Digest) -> Option<&'static RiskPolicy> {
@@ -411,6 +502,8 @@ impl RiskPolicy {
                 !self.auto_run_paths.is_empty()
                     || self.auto_run_scripts.is_some()
                     || !self.auto_run_manifest_keys.is_empty()
+                    || !self.auto_run_script_manifests.is_empty()
+                    || !self.auto_run_reference_configs.is_empty()
             }
             RiskReason::PathToken(_)
             | RiskReason::AdjacentTokens(..)
@@ -473,6 +566,33 @@ impl RiskPolicy {
         authored_lines: u64,
         links: &[Symlink],
     ) -> RiskAssessment {
+        self.classify_in(
+            files,
+            authored_lines,
+            TreeInputs {
+                links,
+                configs: &[],
+            },
+        )
+    }
+
+    /// Classifies a change whose base and candidate trees hold `trees`:
+    /// [`RiskPolicy::classify_linked`] with the trees' links, and, under a
+    /// policy that reads them (v5), a changed file an auto-run
+    /// configuration of either tree names (`trees.configs`) is
+    /// `auto_run_config`.
+    pub fn classify_in(
+        &self,
+        files: &[ChangedFile],
+        authored_lines: u64,
+        trees: TreeInputs<'_>,
+    ) -> RiskAssessment {
+        let links = trees.links;
+        let references = if self.auto_run_reference_configs.is_empty() {
+            References::default()
+        } else {
+            References::of(trees.configs, &self.auto_run_reference_configs)
+        };
         let own;
         let scan = match builtins()
             .into_iter()
@@ -521,6 +641,9 @@ impl RiskPolicy {
             };
             if aliases.beyond_bound {
                 reasons.push(RiskReason::UnscannedContent);
+            }
+            if references.names(f.path.as_str()) {
+                reasons.push(RiskReason::AutoRunConfig);
             }
             let at =
                 std::iter::once(f.path.as_str()).chain(aliases.paths.iter().map(String::as_str));
@@ -596,14 +719,31 @@ impl RiskPolicy {
         if workflow_yaml || self.ci_file_names.iter().any(|n| n == name) {
             reasons.push(RiskReason::CiConfig);
         }
-        if scan::path_matches(path, &self.agent_hook_paths) {
+        // A submodule stands for a directory whose files this repository
+        // does not list (v5): a rule naming a path that could be inside it
+        // applies.
+        let gitlink = self.stands_for_directory(f);
+        if gitlink
+            && self
+                .ci_path_prefixes
+                .iter()
+                .any(|p| scan::could_hold(path, p, true))
+        {
+            reasons.push(RiskReason::CiConfig);
+        }
+        let matches = |patterns: &[String]| {
+            scan::path_matches(path, patterns)
+                || (gitlink && patterns.iter().any(|p| scan::could_hold(path, p, false)))
+        };
+        if matches(&self.agent_hook_paths) {
             reasons.push(RiskReason::AgentHooks);
         }
-        if scan::path_matches(path, &self.auto_run_paths)
+        if matches(&self.auto_run_paths)
             || self
                 .auto_run_scripts
-                .as_ref()
-                .is_some_and(|r| r.runs_on_install(name, &f.content))
+                .iter()
+                .chain(&self.auto_run_script_manifests)
+                .any(|r| r.runs_on_install(name, &f.content))
             || self
                 .auto_run_manifest_keys
                 .iter()
@@ -611,6 +751,13 @@ impl RiskPolicy {
         {
             reasons.push(RiskReason::AutoRunConfig);
         }
+    }
+
+    /// Whether `f` is a submodule entry on either side and the policy
+    /// rates one as the directory it stands for (v5).
+    fn stands_for_directory(&self, f: &ChangedFile) -> bool {
+        self.gitlinks_stand_for_directories
+            && (f.old_mode == Some(FileMode::Gitlink) || f.new_mode == Some(FileMode::Gitlink))
     }
 
     /// Why a file is not provably passive (`None` when it is): an
@@ -631,6 +778,11 @@ impl RiskPolicy {
             .iter()
             .any(|n| n.eq_ignore_ascii_case(name))
             || scan::path_matches(path, &self.agent_instruction_paths)
+            || (self.stands_for_directory(f)
+                && self
+                    .agent_instruction_paths
+                    .iter()
+                    .any(|p| scan::could_hold(path, p, false)))
         {
             return Some(RiskReason::AgentInstructions);
         }

@@ -742,12 +742,16 @@ fn measure_fix<G: GitPort>(
         .into_iter()
         .flatten()
         .collect();
+    let configs = super::start::run_configs(git, &[base, &live.candidate_tree])?;
     // Core's charging rule: every changed line, a mode change one line.
-    Ok(FixMeasurement::of(
+    Ok(FixMeasurement::measured(
         files,
         live.candidate_tree.clone(),
         &whole,
-        &links,
+        probity_core::review::TreeInputs {
+            links: &links,
+            configs: &configs,
+        },
         floor,
     ))
 }

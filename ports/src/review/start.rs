@@ -6,6 +6,7 @@ use probity_core::review::Lens;
 use probity_core::review::MAX_DIFF_BYTES;
 use probity_core::review::PromptSet;
 use probity_core::review::TreeId;
+use probity_core::review::{CandidateContent, RepoPath, RunConfig, TreeInputs};
 use probity_core::review::{CandidateObservation, DiffAnchor, FrozenCandidate};
 use probity_core::review::{CommitId, LineageId, NonBlank};
 use probity_core::review::{EscalatedChange, escalation_covers, successor, successor_observation};
@@ -286,9 +287,16 @@ fn start_or_resume<G: GitPort + ExportGit, S: RecordStore + ChainStore + IndexSt
     refuse_side_stepped_escalation(git, store, &snapshot)?;
 
     let floor = policy_floor(git, &obs.base_tree, &obs.changed)?;
-    let links = tree_links(git, &obs)?;
+    let facts = tree_facts(git, &obs)?;
     let snapshot = anchor_diff(git, snapshot)?;
-    let state = ReviewState::start(start_input(&obs, &links, snapshot, clock, focus, floor))?;
+    let state = ReviewState::start(start_input(
+        &obs,
+        facts.inputs(),
+        snapshot,
+        clock,
+        focus,
+        floor,
+    ))?;
     let first = FirstRecord::check(state.record()?)?;
     let created = store.create(&first)?;
     started(store, first.into_record(), created)
@@ -443,21 +451,73 @@ pub(super) fn policy_floor<G: GitPort + ?Sized>(
         .unwrap_or_default())
 }
 
-/// The symbolic links of the observed base and candidate trees, which the
-/// newest risk policy follows (D-R131).
-fn tree_links<G: GitPort + ?Sized>(
+/// What the newest risk policy reads from the observed base and candidate
+/// trees: their symbolic links (D-R131) and the auto-run configurations
+/// whose references it follows (D-R135).
+struct TreeFacts {
+    links: Vec<Symlink>,
+    configs: Vec<RunConfig>,
+}
+
+impl TreeFacts {
+    fn inputs(&self) -> TreeInputs<'_> {
+        TreeInputs {
+            links: &self.links,
+            configs: &self.configs,
+        }
+    }
+}
+
+/// The [`TreeFacts`] of the observed base and candidate trees.
+fn tree_facts<G: GitPort + ?Sized>(
     git: &G,
     obs: &CandidateObservation,
-) -> Result<Vec<Symlink>, ReviewError> {
-    let listed = git.symlinks(&[&obs.base_tree, &obs.candidate_tree])?;
-    Ok(listed.into_iter().flatten().collect())
+) -> Result<TreeFacts, ReviewError> {
+    let trees = [&obs.base_tree, &obs.candidate_tree];
+    let listed = git.symlinks(&trees)?;
+    Ok(TreeFacts {
+        links: listed.into_iter().flatten().collect(),
+        configs: run_configs(git, &trees)?,
+    })
+}
+
+/// The auto-run configurations of `trees` whose references the newest
+/// risk policy reads (D-R135): each path
+/// [`RiskPolicy::reference_configs`] names, read from each tree through
+/// [`GitPort::read_path`] (no process of its own: the object reader
+/// already running), at most [`RiskPolicy::MAX_CONFIG_BYTES`] of it (a
+/// longer one passed as not complete, which names every changed file).
+pub(crate) fn run_configs<G: GitPort + ?Sized>(
+    git: &G,
+    trees: &[&TreeId],
+) -> Result<Vec<RunConfig>, ReviewError> {
+    let cap = RiskPolicy::MAX_CONFIG_BYTES;
+    let mut out = Vec::new();
+    for tree in trees {
+        for name in RiskPolicy::newest().reference_configs() {
+            // The policy's own paths, all valid repository paths.
+            let Ok(path) = RepoPath::parse(name) else {
+                continue;
+            };
+            let Some(mut bytes) = git.read_path(tree, name, cap)? else {
+                continue;
+            };
+            let complete = bytes.len() <= cap;
+            bytes.truncate(cap);
+            out.push(RunConfig {
+                path,
+                content: CandidateContent::Bytes { bytes, complete },
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// What start (and recover) derive from the live observation and the
 /// symbolic links of its trees; `floor`: the base policy's floor reasons.
 fn start_input<C: Clock>(
     obs: &CandidateObservation,
-    links: &[Symlink],
+    trees: TreeInputs<'_>,
     snapshot: FrozenCandidate,
     clock: &C,
     focus: Lens,
@@ -468,7 +528,7 @@ fn start_input<C: Clock>(
     let policy = RiskPolicy::newest();
     let lines = authored_lines(policy, &obs.changed);
     let assessment = policy
-        .classify_linked(&obs.changed, lines, links)
+        .classify_in(&obs.changed, lines, trees)
         .with_floor(floor);
     let lenses = select_lenses(assessment.level(), focus);
     // The prompts this build carries, frozen for the selected lenses: a
@@ -622,21 +682,28 @@ fn create_or_resume_successor<
         owned_by_chain,
     };
     let floor = policy_floor(git, &obs.base_tree, &obs.changed)?;
-    let links = tree_links(git, &obs)?;
+    let facts = tree_facts(git, &obs)?;
     // Eligibility first, so a refusal names its own reason rather than the
     // diff's size; then the anchor the successor freezes.
     successor(
         &pred,
         request.clone(),
         scope,
-        start_input(&obs, &links, snapshot.clone(), clock, focus, floor.clone()),
+        start_input(
+            &obs,
+            facts.inputs(),
+            snapshot.clone(),
+            clock,
+            focus,
+            floor.clone(),
+        ),
     )?;
     let snapshot = anchor_diff(git, snapshot)?;
     let state = successor(
         &pred,
         request,
         scope,
-        start_input(&obs, &links, snapshot, clock, focus, floor),
+        start_input(&obs, facts.inputs(), snapshot, clock, focus, floor),
     )?;
     let successor = Successor::check(&pred, state.record()?)?;
     let created = store.create_successor(&successor)?;

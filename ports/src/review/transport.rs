@@ -8,10 +8,10 @@ use probity_core::review::PromptSet;
 use probity_core::review::with_note_attestations;
 use probity_core::review::{
     Bundle, BundleError, DerivationError, IMPORT_RANKS, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority,
-    NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation, check_final_tier,
+    NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation_in, check_final_tier_in,
     check_scope, import_rank, note_lines, notes_denial, refused_bundles,
 };
-use probity_core::review::{CommitId, LineageId, Symlink, TreeId};
+use probity_core::review::{CommitId, LineageId, RunConfig, Symlink, TreeId, TreeInputs};
 use probity_core::review::{FirstRecord, Successor};
 use probity_core::review::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::{NOTES_REF, ReceiveUpdate, check_deletion, is_protected};
@@ -228,6 +228,12 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
     trees.sort();
     trees.dedup();
     let listed = git.symlinks(&trees)?;
+    // And the auto-run configurations whose references the newest policy
+    // follows (D-R135), read once per tree through the object reader.
+    let mut configs = Vec::with_capacity(trees.len());
+    for tree in &trees {
+        configs.push(super::start::run_configs(git, &[*tree])?);
+    }
     let links = |span: TreeSpan<'_>| -> Vec<Symlink> {
         trees
             .iter()
@@ -236,10 +242,23 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
             .flat_map(|(_, l)| l.iter().cloned())
             .collect()
     };
+    let configs = |span: TreeSpan<'_>| -> Vec<RunConfig> {
+        trees
+            .iter()
+            .zip(&configs)
+            .filter(|(t, _)| **t == span.from || **t == span.to)
+            .flat_map(|(_, c)| c.iter().cloned())
+            .collect()
+    };
     for record in present {
         let span = TreeSpan::from(record.state().snapshot());
         let changed = git.diff_files(span)?;
-        check_derivation(record, &changed, &links(span), &prompts)?;
+        let (links, configs) = (links(span), configs(span));
+        let trees = TreeInputs {
+            links: &links,
+            configs: &configs,
+        };
+        check_derivation_in(record, &changed, trees, &prompts)?;
     }
     // The leaf's correction tree (here: checked above) is what its
     // approval covers: its tier may not exceed the one the review ran at
@@ -254,7 +273,12 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
                 to: last,
             };
             let corrected = git.diff_files(span)?;
-            check_final_tier(record, &corrected, &links(span))?;
+            let (links, configs) = (links(span), configs(span));
+            let trees = TreeInputs {
+                links: &links,
+                configs: &configs,
+            };
+            check_final_tier_in(record, &corrected, trees)?;
         }
     }
     Ok(())

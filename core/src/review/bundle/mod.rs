@@ -35,7 +35,7 @@ use crate::review::ids::{CommitId, LineageId, RepoPath, TreeId};
 use crate::review::prompts::PromptSet;
 use crate::review::receipt::Receipt;
 use crate::review::recovery::{Ancestor, ChainError, check_link};
-use crate::review::risk::{RiskLevel, RiskPolicy, Symlink, authored_lines};
+use crate::review::risk::{RiskLevel, RiskPolicy, Symlink, TreeInputs, authored_lines};
 use crate::review::snapshot::ChangedFile;
 use crate::review::state::{Stage, StateError, StateRecord, StateRecordWire};
 
@@ -757,11 +757,11 @@ pub enum DerivationError {
 }
 
 /// The tier the newest built-in policy gives `changed` between trees
-/// holding `links`.
-fn newest_tier(changed: &[ChangedFile], links: &[Symlink]) -> RiskLevel {
+/// holding `trees` (their links, their auto-run configurations).
+fn newest_tier(changed: &[ChangedFile], trees: TreeInputs<'_>) -> RiskLevel {
     let newest = RiskPolicy::newest();
     newest
-        .classify_linked(changed, authored_lines(newest, changed), links)
+        .classify_in(changed, authored_lines(newest, changed), trees)
         .level()
 }
 
@@ -781,6 +781,27 @@ pub fn check_derivation(
     links: &[Symlink],
     prompts: &PromptSet,
 ) -> Result<(), DerivationError> {
+    check_derivation_in(
+        record,
+        changed,
+        TreeInputs {
+            links,
+            configs: &[],
+        },
+        prompts,
+    )
+}
+
+/// [`check_derivation`] with everything the newest policy reads from the
+/// two trees: their links and the auto-run configurations whose
+/// references it follows (v5, D-R135), which a gate reads from the trees
+/// as `start` does.
+pub fn check_derivation_in(
+    record: &StateRecord,
+    changed: &[ChangedFile],
+    trees: TreeInputs<'_>,
+    prompts: &PromptSet,
+) -> Result<(), DerivationError> {
     let s = &record.state;
     let lineage = s.lineage_id.clone();
     let frozen = &s.frozen;
@@ -795,7 +816,7 @@ pub fn check_derivation(
             derived: lines,
         });
     }
-    let derived = newest_tier(changed, links);
+    let derived = newest_tier(changed, trees);
     if frozen.risk_level.rank() < derived.rank() {
         return Err(DerivationError::RiskUnderstated {
             lineage,
@@ -824,8 +845,25 @@ pub fn check_final_tier(
     changed: &[ChangedFile],
     links: &[Symlink],
 ) -> Result<(), DerivationError> {
+    check_final_tier_in(
+        record,
+        changed,
+        TreeInputs {
+            links,
+            configs: &[],
+        },
+    )
+}
+
+/// [`check_final_tier`] with everything the newest policy reads from the
+/// two trees (see [`check_derivation_in`]).
+pub fn check_final_tier_in(
+    record: &StateRecord,
+    changed: &[ChangedFile],
+    trees: TreeInputs<'_>,
+) -> Result<(), DerivationError> {
     let frozen = record.state.frozen.risk_level;
-    let derived = newest_tier(changed, links);
+    let derived = newest_tier(changed, trees);
     if frozen.rank() < derived.rank() {
         return Err(DerivationError::RiskRaisedByCorrection {
             lineage: record.state.lineage_id.clone(),

@@ -125,6 +125,83 @@ pub(super) fn uncommented(bytes: &[u8], strip: bool) -> Vec<u8> {
     if strip { without_spaces(&out) } else { out }
 }
 
+/// Whether `b` may continue an identifier after Rust's raw prefix `r#`:
+/// an ASCII letter, digit or `_`, or any byte of a multi-byte character.
+fn ident_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// `bytes` as v5 compares them once whitespace (and comments) are gone:
+/// `r#` dropped where an identifier byte follows it when `raw` (Rust's raw
+/// identifiers: `std::r#process` reads `std::process`), then, when
+/// `join`, a quote followed by the same quote dropped with it (adjacent
+/// string literals joined: `"sub""process"` reads `"subprocess"`, and
+/// `"sub"\"process"`, a line continuation between them, too). One pass
+/// each; what [`Fused`] computes byte by byte.
+pub(super) fn normalized(bytes: &[u8], raw: bool, join: bool) -> Cow<'_, [u8]> {
+    if !(raw || join) {
+        return Cow::Borrowed(bytes);
+    }
+    let mut mid = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if raw
+            && bytes[i] == b'r'
+            && bytes.get(i + 1) == Some(&b'#')
+            && bytes.get(i + 2).is_some_and(|b| ident_byte(*b))
+        {
+            i += 2;
+        } else {
+            mid.push(bytes[i]);
+            i += 1;
+        }
+    }
+    if !join {
+        return Cow::Owned(mid);
+    }
+    let mut out = Vec::with_capacity(mid.len());
+    let mut i = 0;
+    while i < mid.len() {
+        let quote = matches!(mid[i], b'"' | b'\'');
+        if quote && mid.get(i + 1) == Some(&mid[i]) {
+            i += 2;
+        } else if quote && mid.get(i + 1) == Some(&b'\\') && mid.get(i + 2) == Some(&mid[i]) {
+            // A line continuation between the literals (`'sub' \` and
+            // `'process'` on the next line).
+            i += 3;
+        } else {
+            out.push(mid[i]);
+            i += 1;
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Whether a submodule at `path` (a directory whose files the repository
+/// does not list) could hold a path `pattern` names: a tail of `path/`
+/// starting at a path segment (only the whole of it when `root_only`, as
+/// CI prefixes are matched at the root) begins `pattern`, ASCII
+/// case-insensitively: `.husky` could hold `.husky/`, `.github` could
+/// hold `.github/workflows/`, `a/.vscode` could hold `.vscode/tasks.json`.
+pub(super) fn could_hold(path: &str, pattern: &str, root_only: bool) -> bool {
+    let p = pattern.as_bytes();
+    if p.is_empty() {
+        return false;
+    }
+    let d = path.as_bytes();
+    let fits = |i: usize| {
+        let tail = &d[i..];
+        p.len() > tail.len() && p[..tail.len()].eq_ignore_ascii_case(tail) && p[tail.len()] == b'/'
+    };
+    if root_only {
+        fits(0)
+    } else {
+        (0..d.len())
+            .filter(|&i| i == 0 || d[i - 1] == b'/')
+            .any(fits)
+    }
+}
+
 /// `patterns` as compared: whitespace removed when `strip`; a pattern of
 /// whitespace only becomes empty and is dropped by [`matcher`].
 pub(super) fn compared(patterns: &[String], strip: bool) -> Vec<String> {
@@ -175,8 +252,12 @@ impl Scan {
             fused: Fused::of(
                 &spawn_patterns,
                 &markers,
-                policy.spawn_ignores_whitespace,
-                policy.spawn_ignores_comments,
+                Views {
+                    strip: policy.spawn_ignores_whitespace,
+                    comments: policy.spawn_ignores_comments,
+                    raw: policy.spawn_strips_raw_identifiers,
+                    join: policy.spawn_joins_string_literals,
+                },
             ),
             markers,
         }
@@ -196,6 +277,11 @@ impl Scan {
     /// `/*` or `//`, a copy without comments searched again.
     pub(super) fn find_by_copies(&self, policy: &RiskPolicy, content: &[u8]) -> Found {
         let prepared = prepare(content, policy.spawn_ignores_whitespace);
+        let prepared = normalized(
+            &prepared,
+            policy.spawn_strips_raw_identifiers,
+            policy.spawn_joins_string_literals,
+        );
         Found {
             spawn: policy.spawns(&prepared, &self.spawn)
                 || policy.spawns_between_comments(content, self),
@@ -238,6 +324,15 @@ const BYTE_KIND: [u8; 256] = {
     t
 };
 
+/// The bytes v5's stages may hold: Rust's raw prefix's `r`, and quotes.
+const STAGED: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'r' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t
+};
+
 /// One pass over a file's content for everything the policy compares
 /// (issue 24): a single automaton over the spawn patterns and the document
 /// code markers, as compared, stepped one byte at a time through two views
@@ -256,6 +351,19 @@ struct Fused {
     markers: bool,
     strip: bool,
     comments: bool,
+    /// `r#` dropped before an identifier byte (v5, [`normalized`]).
+    raw: bool,
+    /// A quote and the same quote after it dropped (v5, [`normalized`]).
+    join: bool,
+}
+
+/// Which views a policy compares its content in.
+#[derive(Clone, Copy)]
+struct Views {
+    strip: bool,
+    comments: bool,
+    raw: bool,
+    join: bool,
 }
 
 /// Where one view's automaton stands, the bytes held back while they may
@@ -267,6 +375,12 @@ struct Cursor {
     n: usize,
     spawn: bool,
     marker: bool,
+    /// Rust's raw prefix held: 1 after `r`, 2 after `r#` (v5).
+    raw: u8,
+    /// A quote held while the next byte may be the same quote (v5).
+    quote: u8,
+    /// A backslash held after the held quote (a line continuation).
+    backslash: bool,
 }
 
 /// Where the comment-free view stands in the raw content.
@@ -281,7 +395,13 @@ enum Comment {
 }
 
 impl Fused {
-    fn of(spawn: &[String], markers: &[String], strip: bool, comments: bool) -> Option<Fused> {
+    fn of(spawn: &[String], markers: &[String], views: Views) -> Option<Fused> {
+        let Views {
+            strip,
+            comments,
+            raw,
+            join,
+        } = views;
         let spawn: Vec<&str> = spawn
             .iter()
             .map(String::as_str)
@@ -312,6 +432,8 @@ impl Fused {
             markers: !markers.is_empty(),
             strip,
             comments,
+            raw,
+            join,
         })
     }
 
@@ -330,6 +452,9 @@ impl Fused {
             n: 0,
             spawn: false,
             marker: false,
+            raw: 0,
+            quote: 0,
+            backslash: false,
         };
         let mut whole = cursor();
         let done = |c: &Cursor| c.spawn && (c.marker || !self.markers);
@@ -379,15 +504,111 @@ impl Fused {
         }
         self.flush(&mut whole);
         self.flush(&mut bare);
+        self.finish(&mut whole);
+        self.finish(&mut bare);
         Found {
             spawn: whole.spawn || bare.spawn,
             doc_code: whole.marker,
         }
     }
 
-    /// The automaton takes `b`.
+    /// The view without whitespace takes `b`: through the raw-identifier
+    /// and literal-joining stages when the policy has them (v5), straight
+    /// to the automaton otherwise.
     #[inline(always)]
     fn step(&self, c: &mut Cursor, b: u8) {
+        // Only `r` and quotes, or a byte after one held, take the stages:
+        // every other byte goes straight to the automaton.
+        if (self.raw || self.join) && (c.raw != 0 || c.quote != 0 || STAGED[usize::from(b)]) {
+            self.staged(c, b);
+        } else {
+            self.advance(c, b);
+        }
+    }
+
+    #[inline(never)]
+    fn staged(&self, c: &mut Cursor, b: u8) {
+        if self.raw {
+            self.raw_stage(c, b);
+        } else {
+            self.join_stage(c, b);
+        }
+    }
+
+    /// `r#` followed by an identifier byte is dropped; `r` and `r#` are
+    /// held until the byte that decides.
+    fn raw_stage(&self, c: &mut Cursor, b: u8) {
+        match c.raw {
+            0 if b == b'r' => c.raw = 1,
+            0 => self.join_stage(c, b),
+            1 if b == b'#' => c.raw = 2,
+            1 => {
+                c.raw = 0;
+                self.join_stage(c, b'r');
+                self.raw_stage(c, b);
+            }
+            _ => {
+                c.raw = 0;
+                if !ident_byte(b) {
+                    self.join_stage(c, b'r');
+                    self.join_stage(c, b'#');
+                }
+                self.raw_stage(c, b);
+            }
+        }
+    }
+
+    /// A quote is held; the same quote next drops both.
+    fn join_stage(&self, c: &mut Cursor, b: u8) {
+        if !self.join {
+            return self.advance(c, b);
+        }
+        if c.quote != 0 {
+            let q = c.quote;
+            if b == b'\\' && !c.backslash {
+                c.backslash = true;
+                return;
+            }
+            c.quote = 0;
+            let backslash = std::mem::take(&mut c.backslash);
+            if b == q {
+                return;
+            }
+            self.advance(c, q);
+            if backslash {
+                self.advance(c, b'\\');
+            }
+        }
+        if b == b'"' || b == b'\'' {
+            c.quote = b;
+        } else {
+            self.advance(c, b);
+        }
+    }
+
+    /// At the end: what the v5 stages hold goes to the automaton.
+    fn finish(&self, c: &mut Cursor) {
+        let held = c.raw;
+        c.raw = 0;
+        if held >= 1 {
+            self.join_stage(c, b'r');
+        }
+        if held == 2 {
+            self.join_stage(c, b'#');
+        }
+        if c.quote != 0 {
+            let q = c.quote;
+            c.quote = 0;
+            self.advance(c, q);
+            if std::mem::take(&mut c.backslash) {
+                self.advance(c, b'\\');
+            }
+        }
+    }
+
+    /// The automaton takes `b`.
+    #[inline(always)]
+    fn advance(&self, c: &mut Cursor, b: u8) {
         use aho_corasick::Anchored;
         use aho_corasick::automaton::Automaton;
         c.sid = self.dfa.next_state(Anchored::No, c.sid, b);
@@ -829,6 +1050,13 @@ mod tests {
         b"Comm",
         b"and::new(",
         b"x",
+        // v5's views: raw identifiers, joined literals, continuations.
+        b"r",
+        b"#",
+        b"\"",
+        b"'",
+        b"\\",
+        b"process",
     ];
 
     /// The fused one-pass scan answers exactly as copying each view and
@@ -837,7 +1065,13 @@ mod tests {
     /// sequence of up to four of [`PIECES`], and on 20,000 longer ones.
     #[test]
     fn the_one_pass_scan_answers_as_the_copies_did() {
-        let policies = [RiskPolicy::v1(), RiskPolicy::v2(), RiskPolicy::v3()];
+        let policies = [
+            RiskPolicy::v1(),
+            RiskPolicy::v2(),
+            RiskPolicy::v3(),
+            RiskPolicy::v4(),
+            RiskPolicy::v5(),
+        ];
         let scans: Vec<Scan> = policies.iter().map(|p| Scan::of(p)).collect();
         assert!(scans[0].fused.is_none());
         assert!(scans[1..].iter().all(|s| s.fused.is_some()));
@@ -893,6 +1127,12 @@ mod tests {
             b"```rust\n```",
             b"// ```\n",
             b"std::pro/**/cess",
+            b"std::r#process",
+            b"std::r#/**/process",
+            b"r#r#x r#",
+            b"'sub' \\\n 'process'",
+            b"\"sub\"/* c */\"process\"",
+            b"'''''",
         ] {
             check(text);
         }

@@ -775,8 +775,9 @@ fn v4_is_its_own_document_under_its_own_domain() {
         ("v4", POLICY_V4_DOMAIN),
         &older,
     );
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v4_hash());
-    assert!(std::ptr::eq(RiskPolicy::newest(), v4));
+    // No longer the newest: v5 is (D-R135).
+    assert_ne!(RiskPolicy::newest_hash(), RiskPolicy::v4_hash());
+    assert!(!std::ptr::eq(RiskPolicy::newest(), v4));
     assert!(older.iter().all(|(p, _)| p.symlink_hops == 0));
     assert!(
         v3.auto_run_paths
@@ -1042,4 +1043,308 @@ fn v4_reads_command_output_directives_as_code_in_a_document() {
             RiskLevel::Low
         );
     }
+}
+
+#[test]
+fn v5_is_its_own_document_under_its_own_domain() {
+    let (v4, v5) = (RiskPolicy::v4(), RiskPolicy::v5());
+    let older = [
+        (RiskPolicy::v1(), POLICY_V1_JSON),
+        (RiskPolicy::v2(), POLICY_V2_JSON),
+        (RiskPolicy::v3(), POLICY_V3_JSON),
+        (v4, POLICY_V4_JSON),
+    ];
+    follows(
+        (v4, RiskPolicy::v4_hash()),
+        (v5, RiskPolicy::v5_hash()),
+        ("v5", POLICY_V5_DOMAIN),
+        &older,
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v5_hash());
+    assert!(std::ptr::eq(RiskPolicy::newest(), v5));
+    assert!(older.iter().all(|(p, _)| !p.spawn_strips_raw_identifiers
+        && !p.spawn_joins_string_literals
+        && !p.gitlinks_stand_for_directories
+        && p.auto_run_script_manifests.is_empty()
+        && p.auto_run_reference_configs.is_empty()));
+    assert!(
+        v4.auto_run_paths
+            .iter()
+            .all(|x| v5.auto_run_paths.contains(x))
+    );
+    assert_eq!(v4.auto_run_scripts, v5.auto_run_scripts);
+    assert_eq!(v4.auto_run_manifest_keys, v5.auto_run_manifest_keys);
+    assert_eq!(v4.symlink_hops, v5.symlink_hops);
+    assert_eq!(v4.unscanned_content_prefixes, v5.unscanned_content_prefixes);
+    // The v5 views drop `r#` and quote pairs: no pattern or marker may
+    // hold a `#` or a quote, nor end with `r`, or a view could lose an
+    // occurrence the v4 view had.
+    for p in v5.process_spawn_patterns.iter().chain(&v5.doc_code_markers) {
+        assert!(!p.contains(['#', '"', '\'']) && !p.ends_with('r'), "{p}");
+    }
+    assert_eq!(
+        v5.reference_configs(),
+        [".vscode/tasks.json", ".pre-commit-config.yaml", ".envrc"]
+    );
+}
+
+/// Red team round 5, attempt 13 (D-R135): Rust raw identifiers, Python's
+/// adjacent string literals and its dynamic imports and evaluation spawn a
+/// process through no pattern v4 knows (medium, code); v5 rates them as
+/// the plain spellings (high).
+#[test]
+fn v5_reads_raw_identifiers_joined_literals_and_dynamic_imports() {
+    let spawn = (RiskLevel::High, vec![RiskReason::ProcessSpawn]);
+    let code = (RiskLevel::Medium, vec![RiskReason::CodeChange]);
+    for (path, text) in [
+        (
+            "src/a.rs",
+            &b"fn f() { std::r#process::r#Command::r#new(\"sh\").status(); }"[..],
+        ),
+        (
+            "src/b.rs",
+            b"use std::r#process;\nfn f() { r#process::r#Command::r#new(\"sh\"); }",
+        ),
+        ("src/c.rs", b"use std::r#process as p;"),
+        ("src/d.rs", b"let c = r#Command ::  r#new (\"sh\");"),
+        ("src/e.rs", b"std::r#process/* x */::r#Command"),
+        (
+            "a.py",
+            b"m = __import__(\"sub\" \"process\")\nm.run(['sh'])",
+        ),
+        ("b.py", b"getattr(__import__('o' 's'), 'sys' 'tem')('id')"),
+        (
+            "c.py",
+            b"import importlib\nm = importlib.import_module(name)",
+        ),
+        (
+            "d.py",
+            b"from importlib import import_module\nimport_module(n)",
+        ),
+        ("e.py", b"exec(payload)"),
+        ("f.py", b"eval (expr)"),
+        ("g.py", b"exec(compile(src, 'x', 'exec'))"),
+        ("h.py", b"x = 'sub' \\\n    'process'"),
+        ("i.py", b"import sub\"\"process"),
+    ] {
+        assert_ne!(
+            level_and_reasons(RiskPolicy::v4(), path, text).0,
+            RiskLevel::High,
+            "{path}: v4"
+        );
+        assert_eq!(
+            level_and_reasons(RiskPolicy::v5(), path, text),
+            spawn,
+            "{path}"
+        );
+    }
+    // Not an identifier after `r#` (a raw string), an empty string alone,
+    // plain code: nothing new.
+    for (path, text) in [
+        ("src/a.rs", &b"let s = r#\"process\"#; let t = \"\";"[..]),
+        ("src/b.rs", b"fn run(x: u8) -> u8 { x }"),
+        ("a.py", b"print('a' 'b')"),
+    ] {
+        assert_eq!(
+            level_and_reasons(RiskPolicy::v5(), path, text),
+            code,
+            "{path}"
+        );
+    }
+}
+
+/// Red team round 5, attempts 04 and 05 (D-R135): configuration that runs
+/// by itself and that v4 did not list.
+#[test]
+fn v5_rates_more_configuration_that_runs_by_itself_high() {
+    let auto = (RiskLevel::High, vec![RiskReason::AutoRunConfig]);
+    let paths = [
+        "flake.nix",
+        "shell.nix",
+        "default.nix",
+        "pkg/flake.nix",
+        "Gemfile",
+        "gems.rb",
+        "probity.gemspec",
+        "gems/x/X.GEMSPEC",
+        "buildSrc/src/main/kotlin/Plugin.kt",
+        "app/buildSrc/x.groovy",
+        "gradle.properties",
+        "sub/gradle.properties",
+        "Directory.Build.props",
+        "src/Directory.Build.targets",
+        "Directory.Packages.props",
+        "CMakePresets.json",
+        "CMakeUserPresets.json",
+        ".zed/settings.json",
+        ".zed/tasks.json",
+    ];
+    all_rated(RiskPolicy::v5(), &paths, b"x = 1\n", auto.clone());
+    for path in paths {
+        assert_ne!(
+            level_and_reasons(RiskPolicy::v4(), path, b"x = 1\n").1,
+            [RiskReason::AutoRunConfig],
+            "{path}: v4"
+        );
+    }
+    let code = (RiskLevel::Medium, vec![RiskReason::CodeChange]);
+    all_rated(
+        RiskPolicy::v5(),
+        &[
+            "src/default.nix.txt",
+            "Gemfile.lock.bak",
+            "docs/buildSrc.txt",
+            ".zed/keymap.json",
+        ],
+        b"x = 1\n",
+        code.clone(),
+    );
+    // Composer's event scripts, read with the JSON parser.
+    for (text, want) in [
+        (
+            &br#"{"scripts": {"post-install-cmd": "php x.php"}}"#[..],
+            true,
+        ),
+        (br#"{"scripts": {"post-autoload-dump": ["@x"]}}"#, true),
+        (br#"{"scripts": {"pre-\u0075pdate-cmd": "x"}}"#, true),
+        (b"{\"scripts\": {,}", true),
+        (br#"{"scripts": {"test": "phpunit"}}"#, false),
+        (br#"{"require": {"php": ">=8"}}"#, false),
+    ] {
+        let got = level_and_reasons(RiskPolicy::v5(), "composer.json", text);
+        assert_eq!(got == auto, want, "{}", String::from_utf8_lossy(text));
+        assert_ne!(
+            level_and_reasons(RiskPolicy::v4(), "composer.json", text),
+            auto
+        );
+    }
+}
+
+fn gitlink(path: &str) -> ChangedFile {
+    let mut f = file(path, None, Some(FileMode::Gitlink), b"");
+    f.content = CandidateContent::Absent;
+    f
+}
+
+/// Red team round 5 (D-R135): a submodule at a listed directory's name is
+/// one path no prefix rule matched; v5 rates it as the directory it
+/// stands for.
+#[test]
+fn v5_rates_a_submodule_as_the_directory_it_stands_for() {
+    let rate = |p: &RiskPolicy, path: &str| {
+        let a = p.classify(&[gitlink(path)], 0);
+        (a.level(), a.reasons().to_vec())
+    };
+    let auto = (RiskLevel::High, vec![RiskReason::AutoRunConfig]);
+    for path in [
+        ".husky",
+        ".githooks",
+        ".devcontainer",
+        "pkg/.husky",
+        ".config",
+        "gradle",
+        ".run",
+        "buildSrc",
+        ".zed",
+    ] {
+        assert_eq!(rate(RiskPolicy::v5(), path), auto, "{path}");
+        assert_eq!(
+            rate(RiskPolicy::v4(), path).0,
+            RiskLevel::Medium,
+            "{path}: v4"
+        );
+    }
+    // `.vscode` could hold `mcp.json` (agent hooks) and `tasks.json`.
+    let vscode = RiskPolicy::v5().classify(&[gitlink(".vscode")], 0);
+    assert!(vscode.reasons().contains(&RiskReason::AgentHooks));
+    let github = rate(RiskPolicy::v5(), ".github");
+    assert!(github.1.contains(&RiskReason::CiConfig), "{github:?}");
+    assert_eq!(
+        rate(RiskPolicy::v5(), ".claude").1,
+        [RiskReason::AgentHooks]
+    );
+    // A submodule elsewhere is code, as under v4; `.github` only at the root
+    // for CI.
+    let code = (RiskLevel::Medium, vec![RiskReason::CodeChange]);
+    assert_eq!(rate(RiskPolicy::v5(), "vendor/lib"), code);
+    assert_eq!(rate(RiskPolicy::v5(), "husky"), code);
+    assert!(
+        !rate(RiskPolicy::v5(), "x/.github")
+            .1
+            .contains(&RiskReason::CiConfig)
+    );
+    // A submodule removed stands for the directory too.
+    let mut gone = gitlink(".husky");
+    gone.old_mode = Some(FileMode::Gitlink);
+    gone.new_mode = None;
+    assert_eq!(
+        RiskPolicy::v5().classify(&[gone], 0).level(),
+        RiskLevel::High
+    );
+}
+
+fn config(path: &str, text: &str) -> RunConfig {
+    RunConfig {
+        path: RepoPath::parse(path).unwrap(),
+        content: CandidateContent::Bytes {
+            bytes: text.as_bytes().to_vec(),
+            complete: true,
+        },
+    }
+}
+
+/// Red team round 5, attempts 04 and 05 (D-R135): a file an approved
+/// auto-run configuration runs is rated by its own path under v4 (medium);
+/// under v5 a configuration of the base or the candidate tree naming it
+/// makes it `auto_run_config`.
+#[test]
+fn v5_rates_a_file_an_auto_run_configuration_runs_by_reference() {
+    let tasks = r#"{"version": "2.0.0", "tasks": [{"label": "s", "command": "./scripts/setup.sh",
+        "runOptions": {"runOn": "folderOpen"}}, {"label": "g", "command": "python", "args": ["tools/gen.py"]}]}"#;
+    let hooks = "repos:\n- repo: local\n  hooks:\n  - id: l\n    entry: hooks/lint.py\n    language: python\n";
+    let envrc = "source_env nix/env.sh\nuse flake ./nix\ndotenv\nwatch_file w.txt\n";
+    let configs = [
+        config(".vscode/tasks.json", tasks),
+        config(".pre-commit-config.yaml", hooks),
+        config(".envrc", envrc),
+        // Not at a path the policy reads.
+        config("x/.envrc", "source_env src/main.rs\n"),
+    ];
+    let trees = TreeInputs {
+        links: &[],
+        configs: &configs,
+    };
+    let auto = (RiskLevel::High, vec![RiskReason::AutoRunConfig]);
+    for path in [
+        "scripts/setup.sh",
+        "tools/gen.py",
+        "hooks/lint.py",
+        "nix/env.sh",
+        "nix/flake.lock",
+        ".env",
+        "w.txt",
+    ] {
+        let text = b"print('hi')\n";
+        let f = [file(path, R, R, text)];
+        let a = RiskPolicy::v5().classify_in(&f, 1, trees);
+        assert!(a.reasons().contains(&RiskReason::AutoRunConfig), "{path}");
+        assert_eq!(a.level(), RiskLevel::High, "{path}");
+        let old = RiskPolicy::v4().classify_in(&f, 1, trees);
+        assert!(
+            !old.reasons().contains(&RiskReason::AutoRunConfig),
+            "{path}: v4"
+        );
+    }
+    let _ = auto;
+    for path in ["src/main.rs", "scripts/other.py", "tools/gen.py.orig"] {
+        let f = [file(path, R, R, b"fn main() {}\n")];
+        assert_eq!(
+            RiskPolicy::v5().classify_in(&f, 1, trees).level(),
+            RiskLevel::Medium,
+            "{path}"
+        );
+    }
+    // Without the configurations (an adapter reading none), as v4.
+    let f = [file("scripts/setup.sh.txt", R, R, b"x\n")];
+    assert_eq!(RiskPolicy::v5().classify(&f, 1).level(), RiskLevel::Medium);
 }

@@ -1,0 +1,458 @@
+//! Files an auto-run configuration runs by reference (v5, D-R135): a
+//! `folderOpen` task's script, a pre-commit hook's entry, what an
+//! `.envrc` sources. The configurations are an input (their bytes as the
+//! base and candidate trees hold them, read by the ports layer at the
+//! paths the policy names); a changed file one of them names is rated
+//! `auto_run_config` at its own path. Pure, and conservative: a name is
+//! taken wherever the format may run it, never only where a tool surely
+//! does.
+
+use crate::review::ids::RepoPath;
+use crate::review::snapshot::CandidateContent;
+
+/// A configuration file of a tree whose references the policy reads
+/// (`auto_run_reference_configs`): its path and its content (the first
+/// bytes, `complete: false` when it is longer than was read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunConfig {
+    /// Where the configuration is in the tree (`.vscode/tasks.json`).
+    pub path: RepoPath,
+    /// Its bytes as the tree holds them.
+    pub content: CandidateContent,
+}
+
+/// The repository paths the configurations name, normalised (lexically
+/// resolved from the root, ASCII-lowercased): files, named exactly, and
+/// directories, naming every file below them; and whether one could not
+/// be read whole (then no changed file can be shown unnamed).
+#[derive(Debug, Default)]
+pub(super) struct References {
+    paths: Vec<String>,
+    dirs: Vec<String>,
+    unread: bool,
+}
+
+impl References {
+    /// The references of `configs` that the policy reads (`names`, the
+    /// configuration paths it lists; others are ignored).
+    pub(super) fn of(configs: &[RunConfig], names: &[String]) -> Self {
+        let mut out = References::default();
+        for c in configs {
+            let path = c.path.as_str();
+            if !names.iter().any(|n| n == path) {
+                continue;
+            }
+            let CandidateContent::Bytes { bytes, complete } = &c.content else {
+                continue;
+            };
+            if !*complete {
+                out.unread = true;
+                continue;
+            }
+            let text = String::from_utf8_lossy(bytes);
+            let (words, dirs) = match file_kind(path) {
+                Kind::Tasks => (json_strings(&text), Vec::new()),
+                Kind::PreCommit => (yaml_values(&text, &["entry", "args"]), Vec::new()),
+                Kind::Envrc => envrc_words(&text),
+            };
+            for w in words {
+                for piece in w.split(is_separator) {
+                    // A word written as a directory (`tools/`) names what
+                    // is below it; any other names one file: a task's
+                    // `cwd`, a `PYTHONPATH=src` or a label `test` runs
+                    // nothing below it by itself.
+                    let list = if piece.ends_with('/') {
+                        &mut out.dirs
+                    } else {
+                        &mut out.paths
+                    };
+                    if let Some(p) = normalise(piece) {
+                        list.push(p);
+                    }
+                }
+            }
+            out.dirs.extend(dirs.iter().filter_map(|d| normalise(d)));
+        }
+        for list in [&mut out.paths, &mut out.dirs] {
+            list.sort();
+            list.dedup();
+        }
+        out
+    }
+
+    /// Whether a configuration names `path`, or a directory it names holds
+    /// it, or one could not be read whole.
+    pub(super) fn names(&self, path: &str) -> bool {
+        if self.unread {
+            return true;
+        }
+        let lower = path.to_ascii_lowercase();
+        self.paths.binary_search(&lower).is_ok()
+            || self.dirs.iter().any(|r| {
+                lower.len() > r.len()
+                    && lower.starts_with(r.as_str())
+                    && lower.as_bytes()[r.len()] == b'/'
+            })
+    }
+}
+
+enum Kind {
+    Tasks,
+    PreCommit,
+    Envrc,
+}
+
+fn file_kind(path: &str) -> Kind {
+    if path.ends_with(".json") {
+        Kind::Tasks
+    } else if path.ends_with(".yaml") || path.ends_with(".yml") {
+        Kind::PreCommit
+    } else {
+        Kind::Envrc
+    }
+}
+
+/// Bytes at which a word is cut into the paths it may name: whitespace,
+/// shell operators, `=` (`--file=x`), `:` (`path:./x`), `#` (a flake's
+/// attribute), `,`, brackets, and `${...}`'s braces and `$` (a variable
+/// such as `${workspaceFolder}` leaves a path starting `/`, read from the
+/// root).
+fn is_separator(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            ';' | '&'
+                | '|'
+                | '('
+                | ')'
+                | '<'
+                | '>'
+                | '='
+                | ':'
+                | '#'
+                | ','
+                | '['
+                | ']'
+                | '{'
+                | '}'
+                | '$'
+                | '"'
+                | '\''
+                | '`'
+                | '\\'
+                | '^'
+                | '*'
+                | '?'
+        )
+}
+
+/// A word as a repository path: leading `/` taken from the root, `.` and
+/// empty components skipped, `..` a step up; `None` for the root itself,
+/// a path climbing above it, or one that is not a path (empty).
+fn normalise(word: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in word.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            other => parts.push(other),
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(parts.join("/").to_ascii_lowercase())
+}
+
+/// Every string of a JSON or JSONC document (VS Code's `tasks.json`:
+/// comments and trailing commas allowed), escapes decoded: a task runs
+/// its `command` and `args`, in its `options.cwd`, with its
+/// `options.env`, so any string may name what runs (a label or a problem
+/// matcher names no changed file). A string left open ends the document.
+fn json_strings(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '/' if chars.peek() == Some(&'/') => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut star = false;
+                for d in chars.by_ref() {
+                    if star && d == '/' {
+                        break;
+                    }
+                    star = d == '*';
+                }
+            }
+            '"' => {
+                let mut s = String::new();
+                while let Some(d) = chars.next() {
+                    match d {
+                        '"' => break,
+                        '\\' => match chars.next() {
+                            Some('u') => {
+                                let hex: String = chars.by_ref().take(4).collect();
+                                match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                                    Some(e) => s.push(e),
+                                    // A surrogate or a bad escape: a separator.
+                                    None => s.push(' '),
+                                }
+                            }
+                            Some('n' | 't' | 'r' | 'b' | 'f') => s.push(' '),
+                            Some(e) => s.push(e),
+                            None => break,
+                        },
+                        other => s.push(other),
+                    }
+                }
+                out.push(s);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The values of `keys` in a YAML document read line by line (a
+/// pre-commit hook's `entry` and `args`): the rest of a line after `key:`
+/// (block or flow style, the key quoted or not), and the lines indented
+/// deeper that follow it (a block scalar, a block sequence). YAML's
+/// double-quoted escapes (`\x2f`, `\u002f`) are decoded; quotes are
+/// separators.
+fn yaml_values(text: &str, keys: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut open: Option<usize> = None;
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start_matches([' ', '-', '\t']).len();
+        let content = line.trim();
+        if let Some(depth) = open {
+            if content.is_empty() || indent > depth {
+                out.push(yaml_unescape(content));
+                continue;
+            }
+            open = None;
+        }
+        let bare: String = line
+            .chars()
+            .filter(|c| !matches!(c, '"' | '\'' | ' ' | '\t'))
+            .collect();
+        let lower = bare.to_ascii_lowercase();
+        let mut found = false;
+        for k in keys {
+            let want = format!("{k}:");
+            for (i, _) in lower.match_indices(&want) {
+                let before = lower[..i].chars().last();
+                if before.is_none_or(|b| matches!(b, '-' | '{' | ',' | '?')) {
+                    found = true;
+                }
+            }
+        }
+        if found {
+            // The line whole (its key among its words names no file) and
+            // what is indented under it.
+            out.push(yaml_unescape(content));
+            open = Some(indent);
+        }
+    }
+    out
+}
+
+/// YAML double-quoted escapes decoded (`\xXX`, `\uXXXX`, `\UXXXXXXXX`,
+/// `\/`); anything else kept.
+fn yaml_unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let width = match chars.next() {
+            Some('x') => 2,
+            Some('u') => 4,
+            Some('U') => 8,
+            Some(other) => {
+                out.push(other);
+                continue;
+            }
+            None => break,
+        };
+        let hex: String = chars.by_ref().take(width).collect();
+        match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+            Some(d) => out.push(d),
+            None => out.push(' '),
+        }
+    }
+    out
+}
+
+/// An `.envrc`'s words, and the directories it names: it is a shell
+/// script direnv runs on entering the directory, so any word may name a
+/// file it runs (`source_env`, `source`, `dotenv`, `watch_file`,
+/// `./scripts/x.sh`, `bash tools/x`). Quotes and backslashes are removed
+/// as the shell removes them (`"scri"pts/x.sh` is `scripts/x.sh`),
+/// `${...}` cut out; and the files a command names by default: `dotenv`
+/// and `dotenv_if_exists` without an argument `.env`, `use nix` without
+/// one `shell.nix` and `default.nix`, `use flake` without one
+/// `flake.nix`, `source_env DIR` its `DIR/.envrc`. The directories: what
+/// `PATH_add`, `path_add` and `load_prefix` put on `PATH` (a `git` there
+/// runs in place of git's), every file below them.
+fn envrc_words(text: &str) -> (Vec<String>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut dirs = Vec::new();
+    for line in text.lines() {
+        let code = line.split(" #").next().unwrap_or(line);
+        if code.trim_start().starts_with('#') {
+            continue;
+        }
+        let joined: String = code
+            .chars()
+            .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+            .collect();
+        for command in joined.split([';', '&', '|']) {
+            let words: Vec<&str> = command.split_whitespace().collect();
+            match words.as_slice() {
+                ["dotenv" | "dotenv_if_exists"] => out.push(".env".to_string()),
+                ["use", "nix"] => {
+                    out.push("shell.nix".to_string());
+                    out.push("default.nix".to_string());
+                }
+                ["use", "flake"] => out.push("flake.nix".to_string()),
+                ["PATH_add" | "path_add", added @ ..] => {
+                    dirs.extend(added.iter().map(|d| d.to_string()));
+                }
+                ["load_prefix", prefix, ..] => dirs.push(format!("{prefix}/bin")),
+                ["source_env" | "source_env_if_exists", target, ..] => {
+                    out.push(format!("{target}/.envrc"));
+                }
+                ["use", "flake", target, ..] => {
+                    let dir = target.trim_start_matches("path:");
+                    let dir = dir.split('#').next().unwrap_or(dir);
+                    out.push(format!("{dir}/flake.nix"));
+                    out.push(format!("{dir}/flake.lock"));
+                }
+                _ => {}
+            }
+            out.extend(words.iter().map(|w| w.to_string()));
+        }
+    }
+    (out, dirs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(path: &str, text: &str) -> RunConfig {
+        RunConfig {
+            path: RepoPath::parse(path).unwrap(),
+            content: CandidateContent::Bytes {
+                bytes: text.as_bytes().to_vec(),
+                complete: true,
+            },
+        }
+    }
+
+    fn names() -> Vec<String> {
+        vec![
+            ".vscode/tasks.json".into(),
+            ".pre-commit-config.yaml".into(),
+            ".envrc".into(),
+        ]
+    }
+
+    #[test]
+    fn a_folder_open_task_names_its_script_and_its_arguments() {
+        let tasks = r#"{
+          // JSONC: a comment and a trailing comma
+          "version": "2.0.0",
+          "tasks": [
+            {"label": "setup", "type": "shell", "command": "./scripts/setup.sh",
+             "runOptions": {"runOn": "folderOpen"},},
+            {"label": "x", "command": "python", "args": ["tools\u002fgen.py", "--out=build/out.txt"]},
+            {"label": "y", "command": "./run.sh", "options": {"cwd": "${workspaceFolder}/ci"}},
+          ],
+        }"#;
+        let r = References::of(&[config(".vscode/tasks.json", tasks)], &names());
+        assert!(r.names("scripts/setup.sh"));
+        assert!(r.names("Scripts/Setup.sh"));
+        assert!(r.names("tools/gen.py"));
+        assert!(r.names("build/out.txt"));
+        assert!(r.names("run.sh"));
+        // A working directory, a label: no file below them is named.
+        assert!(!r.names("ci/run.sh"));
+        assert!(!r.names("x/y.rs"));
+        assert!(!r.names("src/main.rs"));
+        assert!(!r.names("scripts/setup.sh.bak"));
+        // Another configuration's path is not read.
+        let other = References::of(&[config("pkg/.vscode/tasks.json", tasks)], &names());
+        assert!(!other.names("scripts/setup.sh"));
+    }
+
+    #[test]
+    fn a_pre_commit_hook_names_its_entry_and_args() {
+        let yaml = "repos:\n- repo: local\n  hooks:\n  - id: lint\n    name: lint README.md\n    entry: ./scripts/lint.sh\n    language: script\n  - id: gen\n    \"entry\": python\n    args: [\"tools\\x2fgen.py\", --fast]\n  - {id: z, entry: hooks/z.py}\n  - id: block\n    entry: >\n      bash\n      hooks/long.sh\n    files: ^docs/\n    exclude: README.md\n";
+        let r = References::of(&[config(".pre-commit-config.yaml", yaml)], &names());
+        for p in [
+            "scripts/lint.sh",
+            "tools/gen.py",
+            "hooks/z.py",
+            "hooks/long.sh",
+        ] {
+            assert!(r.names(p), "{p}");
+        }
+        assert!(!r.names("README.md"), "a file pattern runs nothing");
+        assert!(!r.names("docs/a.md"));
+    }
+
+    #[test]
+    fn an_envrc_names_what_it_sources_and_runs() {
+        let envrc = "# comment naming secret/x.sh\nsource_env \"scri\"pts/env.sh\nsource_env up\nsource_up\ndotenv\nuse flake ./nix#dev\nwatch_file tools/w.txt\nPATH_add bin\nexport PYTHONPATH=src\n./setup/run.sh && echo ok # tail comment other.sh\n";
+        let r = References::of(&[config(".envrc", envrc)], &names());
+        for p in [
+            "scripts/env.sh",
+            ".env",
+            "nix/flake.nix",
+            "tools/w.txt",
+            "bin/tool",
+            "up/.envrc",
+            "setup/run.sh",
+        ] {
+            assert!(r.names(p), "{p}");
+        }
+        assert!(!r.names("secret/x.sh"));
+        assert!(!r.names("other.sh"));
+        // A variable's value names no directory's files.
+        assert!(!r.names("src/lib.rs"));
+        assert!(!r.names("tools/other.txt"));
+    }
+
+    #[test]
+    fn a_configuration_longer_than_was_read_names_everything() {
+        let mut c = config(".envrc", "true\n");
+        c.content = CandidateContent::Bytes {
+            bytes: b"true\n".to_vec(),
+            complete: false,
+        };
+        assert!(References::of(&[c], &names()).names("src/lib.rs"));
+    }
+
+    #[test]
+    fn a_reference_climbing_out_or_naming_the_root_names_nothing() {
+        let r = References::of(
+            &[config(".envrc", "source ../x.sh\ncd .\nsource /\n")],
+            &names(),
+        );
+        assert!(!r.names("x.sh"));
+        assert!(!r.names("a/b.sh"));
+    }
+}
