@@ -129,4 +129,19 @@ put("mcp_authority_frames", [
     init + listing + calls(("status", {"lineage": "review-1", "json": True}), ("status", {}), ("nope", {})),
     init + '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":7}}\n',
 ])
+# risk_content: a path byte (PATHS in the target), a configuration byte
+# (0 tasks.json, 1 pre-commit, 2 .envrc, 3 none), the configuration, 0xFF,
+# the file's content.
+def risk(path, config, text, content):
+    return bytes([path, config]) + text.encode() + b"\xff" + content.encode()
+put("risk_content", [
+    risk(0, 3, "", 'let c = std::r#process::r#Command::r#new("sh");'),
+    risk(1, 0, '{"tasks":[{"label":"gen","command":"python","args":["tools/gen.py"],"runOptions":{"runOn":"folderOpen"}}]}', "print(1)\n"),
+    risk(1, 1, "repos:\n- repo: local\n  hooks:\n  - id: g\n    entry: tools/gen.py\n    language: python\n", '__import__("sub" "process").run(["sh"])'),
+    risk(4, 2, "source_env scripts/setup.sh\nPATH_add bin\nuse flake ./nix#dev\nexport PYTHONPATH=src\n", "echo hi\n"),
+    risk(2, 3, "", "const m = /a/.exec(s); eval(code);"),
+    risk(3, 3, "", "```sh\nrm -rf /\n```\n"),
+    risk(9, 3, "", '[package]\nname = "x"\nbuild = "gen.rs"\n'),
+    risk(11, 3, "", '{"scripts": {"post-install-cmd": "php x.php"}}'),
+])
 print("seeds written to", OUT)
