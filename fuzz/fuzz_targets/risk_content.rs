@@ -70,7 +70,7 @@ fuzz_target!(|data: &[u8]| {
     }];
     let configs: Vec<RunConfig> = CONFIGS
         .get(usize::from(*c) % (CONFIGS.len() + 1))
-        .and_then(|at| RepoPath::parse(at).ok())
+        .and_then(|at| RepoPath::parse(*at).ok())
         .map(|path| RunConfig {
             path,
             content: CandidateContent::Bytes {
