@@ -843,3 +843,56 @@ fn the_leaf_statement_is_what_attest_derives_and_only_for_a_terminal_leaf() {
     let err = drivers::leaf_statement(&w.git, &bundle).unwrap_err();
     assert_err!(err, TransportError::Review(ReviewError::NotTerminal { lineage, .. }) if *lineage == started);
 }
+
+/// Red team round 5 (attempt 21): one note's bytes on many commits of a
+/// push (a 7.9 MiB note on each cost the hook about 50 ms a commit, up to
+/// 1,000 commits a push) are parsed, checked against the repository and
+/// judged by the signature policy once for all of them; each commit's
+/// reading is its own, and a line that is no bundle is refused on each.
+#[test]
+fn a_note_shared_by_many_commits_is_judged_once() {
+    let w = world();
+    let (git, _base, tip, held, note) = published_and_held(&w);
+    let mut shared = note.clone();
+    shared.extend_from_slice(b"not a bundle\n");
+    let mut commits = vec![tip.clone()];
+    let mut notes = vec![(tip.clone(), shared.clone())];
+    for i in 0..5 {
+        let c = w.git.commit(&format!("more {i}")).unwrap();
+        notes.push((c.clone(), shared.clone()));
+        commits.push(c);
+    }
+    git.write_notes(Some(&held), &notes, &[]).unwrap();
+    let tip_notes = git.notes_ref().unwrap();
+    let asked = std::cell::Cell::new(0usize);
+    let counting = |_: &Bundle| -> Result<(), ReceiveDenial> {
+        asked.set(asked.get() + 1);
+        Ok(())
+    };
+    let scratch = InMemoryStore::new();
+    let read = drivers::import_notes(
+        &git,
+        &WithAttestations::new(&scratch),
+        Some(&tip_notes),
+        &commits,
+        &counting,
+    )
+    .unwrap();
+    assert_eq!(
+        asked.get(),
+        1,
+        "the policy is asked once per note's lineage and records"
+    );
+    assert_eq!(read.len(), commits.len());
+    for (r, c) in read.iter().zip(&commits) {
+        assert_eq!(r.commit(), c);
+        assert!(r.counts(), "{c}: {:?}", r.refused());
+        let refused: Vec<(&str, &str)> = r
+            .refused()
+            .iter()
+            .map(|b| (b.reason_code.as_str(), b.message.as_str()))
+            .collect();
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert!(refused[0].1.contains(c.as_str()), "{refused:?}");
+    }
+}
