@@ -761,16 +761,34 @@ impl Repo {
         // `<commit> <first parent>` lines, and root commits (against the
         // empty tree, `--root`), to diff in one process.
         let mut input = String::new();
+        // Whether a root's tree is an anchor, asked once per tree: roots
+        // may share one (red team round 5: 2,000 roots sharing one anchor
+        // tree were each read and parsed again).
+        let mut anchors: std::collections::BTreeMap<String, bool> =
+            std::collections::BTreeMap::new();
         for line in String::from_utf8_lossy(&listed).lines() {
             history.commits += 1;
             let mut ids = line.split(' ');
             let (Some(commit), first) = (ids.next(), ids.next()) else {
                 continue;
             };
-            match first {
-                Some(parent) => input.push_str(&format!("{commit} {parent}\n")),
-                None if self.is_anchor(commit)? => {}
-                None => input.push_str(&format!("{commit}\n")),
+            if let Some(parent) = first {
+                input.push_str(&format!("{commit} {parent}\n"));
+                continue;
+            }
+            let anchor = match self.object_info(&format!("{commit}^{{tree}}"))? {
+                Some(tree) => match anchors.get(&tree.oid) {
+                    Some(known) => *known,
+                    None => {
+                        let known = self.is_anchor_tree(&tree.oid)?;
+                        anchors.insert(tree.oid, known);
+                        known
+                    }
+                },
+                None => false,
+            };
+            if !anchor {
+                input.push_str(&format!("{commit}\n"));
             }
         }
         if history.commits > MAX_NOTES_UPDATE_COMMITS {
@@ -912,12 +930,11 @@ impl Repo {
         Ok(unheld.saturating_sub(usage(true)?))
     }
 
-    /// Whether the root commit `commit` is Probity's anchor: its tree lists
-    /// only trees, each named by its own id.
-    fn is_anchor(&self, commit: &str) -> Result<bool, GitError> {
+    /// Whether `tree` is Probity's anchor's (a root commit's tree that
+    /// lists only trees, each named by its own id).
+    fn is_anchor_tree(&self, tree: &str) -> Result<bool, GitError> {
         const CAP: usize = 1 << 20;
-        let Some((info, body, whole)) = self.object_head(&format!("{commit}^{{tree}}"), CAP)?
-        else {
+        let Some((info, body, whole)) = self.object_head(tree, CAP)? else {
             return Ok(false);
         };
         if info.kind != "tree" || !whole || body.is_empty() {
@@ -933,8 +950,17 @@ impl Repo {
             let Some(id) = tail.get(1..1 + id_len) else {
                 return Ok(false);
             };
-            let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-            if head != format!("40000 {hex}").as_bytes() {
+            // `40000 <the id in lowercase hex>`, compared without a copy.
+            let Some(name) = head.strip_prefix(b"40000 ") else {
+                return Ok(false);
+            };
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let named = name.len() == id.len() * 2
+                && id
+                    .iter()
+                    .zip(name.chunks(2))
+                    .all(|(b, pair)| pair == [HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+            if !named {
                 return Ok(false);
             }
             rest = &tail[1 + id_len..];

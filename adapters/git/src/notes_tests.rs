@@ -342,3 +342,58 @@ fn the_notes_tip_is_read_afresh_from_the_object_reader() {
         .unwrap();
     assert_eq!(repo.notes_tip().unwrap(), None);
 }
+
+/// `notes_history` exempts Probity's anchor roots (a tree listing only
+/// trees, each named by its own id in lowercase hex), asked once per tree
+/// however many roots share it; a root whose tree names a tree otherwise
+/// (upper case, another id) or holds a file is listed as any commit is.
+#[test]
+fn notes_history_exempts_anchor_roots_once_per_tree_and_no_look_alike() {
+    let (f, repo, head) = fixture();
+    let tree_of_head = String::from_utf8(f.git(&["rev-parse", "HEAD^{tree}"]).unwrap()).unwrap();
+    let tree_of_head = tree_of_head.trim();
+    let mktree = |listing: String| -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("listing");
+        std::fs::write(&p, listing).unwrap();
+        let out = repo
+            .run_with(["mktree"], &[], Some(&std::fs::read(&p).unwrap()))
+            .unwrap();
+        String::from_utf8(out).unwrap().trim().to_string()
+    };
+    let root = |tree: &str, message: &str| -> String {
+        let out = repo.run(["commit-tree", tree, "-m", message]).unwrap();
+        String::from_utf8(out).unwrap().trim().to_string()
+    };
+    let anchor = mktree(format!("040000 tree {tree_of_head}\t{tree_of_head}\n"));
+    let upper = mktree(format!(
+        "040000 tree {tree_of_head}\t{}\n",
+        tree_of_head.to_uppercase()
+    ));
+    let other_name = mktree(format!("040000 tree {tree_of_head}\t{}\n", "1".repeat(40)));
+    let notes = first_note(&repo, &head, b"n\n");
+    let mut parents = vec![notes.to_string()];
+    for i in 0..3 {
+        parents.push(root(&anchor, &format!("anchor {i}")));
+    }
+    let look_alikes = [root(&upper, "upper"), root(&other_name, "other")];
+    parents.extend(look_alikes.iter().cloned());
+    let mut args = vec!["commit-tree".to_string(), format!("{notes}^{{tree}}")];
+    for p in &parents {
+        args.extend(["-p".to_string(), p.clone()]);
+    }
+    args.extend(["-m".to_string(), "merge".to_string()]);
+    let merge = String::from_utf8(repo.run(&args).unwrap()).unwrap();
+    let merge = CommitId::parse(merge.trim()).unwrap();
+    let history = repo.notes_history(Some(&notes), &merge, &[]).unwrap();
+    assert_eq!(history.commits, 1 + 3 + 2, "{history:?}");
+    let listed: Vec<&str> = history.files.iter().map(|(c, _, _)| c.as_str()).collect();
+    for look_alike in &look_alikes {
+        assert!(listed.contains(&look_alike.as_str()), "{history:?}");
+    }
+    assert_eq!(
+        listed.len(),
+        2,
+        "only the look-alikes list files: {history:?}"
+    );
+}
