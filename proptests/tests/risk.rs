@@ -133,6 +133,16 @@ fn file(path: &str, content: &[u8]) -> ChangedFile {
     fixtures::text_change(path, 1, 0, std::str::from_utf8(content).unwrap())
 }
 
+/// The link `LINKS[i]`, when one is chosen.
+fn links_of(link: Option<usize>) -> Vec<Symlink> {
+    link.map(|i| Symlink {
+        path: RepoPath::parse(LINKS[i].0).unwrap(),
+        target: LINKS[i].1.as_bytes().to_vec(),
+    })
+    .into_iter()
+    .collect()
+}
+
 fn rank(l: RiskLevel) -> u8 {
     match l {
         RiskLevel::Low => 0,
@@ -209,13 +219,7 @@ proptest! {
     ) {
         let files: Vec<ChangedFile> =
             files.iter().map(|(p, c)| file(PATHS[*p], c)).collect();
-        let links: Vec<Symlink> = link
-            .map(|i| Symlink {
-                path: RepoPath::parse(LINKS[i].0).unwrap(),
-                target: LINKS[i].1.as_bytes().to_vec(),
-            })
-            .into_iter()
-            .collect();
+        let links = links_of(link);
         let v3 = RiskPolicy::v3().classify(&files, 1).level();
         let v4 = RiskPolicy::v4().classify(&files, 1).level();
         let linked = RiskPolicy::v4().classify_linked(&files, 1, &links).level();
@@ -242,13 +246,7 @@ proptest! {
                 f
             })
             .collect();
-        let links: Vec<Symlink> = link
-            .map(|i| Symlink {
-                path: RepoPath::parse(LINKS[i].0).unwrap(),
-                target: LINKS[i].1.as_bytes().to_vec(),
-            })
-            .into_iter()
-            .collect();
+        let links = links_of(link);
         let configs: Vec<RunConfig> = config
             .map(|c| RunConfig {
                 path: RepoPath::parse(".envrc").unwrap(),

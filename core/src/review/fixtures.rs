@@ -46,6 +46,18 @@ pub fn text_change(p: &str, added: u64, removed: u64, content: &str) -> ChangedF
     }
 }
 
+/// A root auto-run configuration of a tree (`.envrc`,
+/// `.vscode/tasks.json`, ...) holding `text`, read whole.
+pub fn run_config(p: &str, text: &str) -> crate::review::risk::RunConfig {
+    crate::review::risk::RunConfig {
+        path: path(p),
+        content: CandidateContent::Bytes {
+            bytes: text.as_bytes().to_vec(),
+            complete: true,
+        },
+    }
+}
+
 /// The parser scenario: a medium-risk change of two files (one untracked).
 pub fn parser_observation() -> CandidateObservation {
     let mut added = text_change("src/parser_test.rs", 8, 0, "#[test]\nfn trims() {}\n");

@@ -352,15 +352,7 @@ fn envrc_words(text: &str) -> (Vec<String>, Vec<String>) {
 mod tests {
     use super::*;
 
-    fn config(path: &str, text: &str) -> RunConfig {
-        RunConfig {
-            path: RepoPath::parse(path).unwrap(),
-            content: CandidateContent::Bytes {
-                bytes: text.as_bytes().to_vec(),
-                complete: true,
-            },
-        }
-    }
+    use crate::review::fixtures::run_config as config;
 
     fn names() -> Vec<String> {
         vec![

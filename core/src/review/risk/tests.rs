@@ -1283,15 +1283,7 @@ fn v5_rates_a_submodule_as_the_directory_it_stands_for() {
     );
 }
 
-fn config(path: &str, text: &str) -> RunConfig {
-    RunConfig {
-        path: RepoPath::parse(path).unwrap(),
-        content: CandidateContent::Bytes {
-            bytes: text.as_bytes().to_vec(),
-            complete: true,
-        },
-    }
-}
+use crate::review::fixtures::run_config as config;
 
 /// Red team round 5, attempts 04 and 05 (D-R135): a file an approved
 /// auto-run configuration runs is rated by its own path under v4 (medium);
