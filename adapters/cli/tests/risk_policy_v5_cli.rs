@@ -58,3 +58,29 @@ fn a_raw_identifier_spawn_is_rated_high() {
     let st = probity_ok(f.root(), &["start"]);
     assert_high(&st.json, "process_spawn");
 }
+
+/// Attempt 05: a submodule (a gitlink, mode 160000) at `.husky`, a
+/// directory of hooks that run by themselves, is rated as that directory
+/// (`auto_run_config`) through the git adapter's real diff; a submodule
+/// elsewhere is a dependency bump, not high.
+#[test]
+fn a_submodule_at_a_hook_directory_is_rated_as_that_directory() {
+    // An embedded repository in a fresh worktree's `path`: the candidate
+    // records it as a gitlink, as `git add` does.
+    let nested = |path: &str| {
+        let f = parser_base();
+        let dir = f.root().join(path);
+        std::fs::create_dir_all(&dir).unwrap();
+        for args in [
+            &["init", "-q"][..],
+            &["commit", "-q", "--allow-empty", "-m", "hooks"][..],
+        ] {
+            let out = plain_git(&dir).args(args).output().unwrap();
+            assert!(out.status.success(), "{args:?}: {out:?}");
+        }
+        probity_ok(f.root(), &["start", "--json"]).json
+    };
+    let elsewhere = nested("vendor/lib");
+    assert_ne!(elsewhere["risk_level"], "high", "{elsewhere}");
+    assert_high(&nested(".husky"), "auto_run_config");
+}
