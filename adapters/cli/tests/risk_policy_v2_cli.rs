@@ -377,3 +377,32 @@ fn the_printed_schemas_accept_every_risk_reason() {
     );
     assert!(RISK_REASON_PATTERN_R2.contains("auto_run_config"));
 }
+
+/// D-R135 through a record stamped with policy v4: a document the base's
+/// `.vscode/tasks.json` runs when the folder opens (`bash docs/setup.md`),
+/// edited and rated low by v4 by its own path, every hash right: the
+/// server reads the base's configuration, derives high under v5 and
+/// refuses the record as understated.
+#[test]
+fn a_record_stamped_with_policy_v4_cannot_rate_a_file_a_task_runs_by_its_own_path() {
+    use probity_core::review::RiskPolicy;
+    let tasks = r#"{"version":"2.0.0","tasks":[{"label":"setup","type":"shell","command":"bash","args":["docs/setup.md"],"runOptions":{"runOn":"folderOpen"}}]}"#;
+    let t = Team::serve(
+        &policy_json(),
+        &[
+            ("README.md", "# proj\n"),
+            (".vscode/tasks.json", tasks),
+            ("docs/setup.md", "# Setup\n"),
+        ],
+        "the team's base",
+    );
+    t.f.write("docs/setup.md", "# Setup\n\nNothing to do.\n")
+        .unwrap();
+    let c = commit_all(&t.f, "docs/setup.md");
+    add_note_under(&t, &c, RiskPolicy::v4(), RiskPolicy::v4_hash());
+    let err = push_main_and_notes(&t.f).unwrap_err();
+    assert!(err.contains("derivation_mismatch"), "{err}");
+    assert!(err.contains("claims risk `low`"), "{err}");
+    assert!(err.contains("`high` risk"), "{err}");
+    assert_eq!(t.server_main(), t.before);
+}
