@@ -395,21 +395,62 @@ fn a_flood_of_notes_does_not_hide_a_delivery_through_a_rebase_proof() {
     first_delivered_on_a_new_base_then_replayed(true);
 }
 
-fn first_delivered_on_a_new_base_then_replayed(flood: bool) {
-    let (f, _dir, server, inputs) = plain_server();
-    let (_b_dir, b) = clone_as(&f, &server, "b");
-    teammate_commits_docs(&f, &b, inputs.path());
-    approve_live(f.root(), inputs.path());
-    commit_all(&f, "the reviewed change");
+/// A reviewed change that lost the push race, delivered through its
+/// rebase proof after `git pull --rebase`, then reverted (reviewed, pushed).
+/// Returns the rebased delivery.
+fn delivered_on_a_new_base_then_reverted(
+    f: &Fixture,
+    server: &std::path::Path,
+    inputs: &std::path::Path,
+) -> String {
+    let (_b_dir, b) = clone_as(f, server, "b");
+    teammate_commits_docs(f, &b, inputs);
+    approve_live(f.root(), inputs);
+    commit_all(f, "the reviewed change");
     probity_ok(f.root(), &["publish"]);
     probity_ok(&b, &["push", "origin", "main"]);
     f.git(&["pull", "-q", "--rebase", "origin", "main"])
         .unwrap();
     probity_ok(f.root(), &["push", "origin", "HEAD"]);
-    let rebased = rev(&f, f.root(), "HEAD").unwrap();
-    assert_eq!(rev(&f, &server, "main"), Some(rebased.clone()));
-    reviewed_revert(&f, inputs.path());
+    let rebased = rev(f, f.root(), "HEAD").unwrap();
+    assert_eq!(rev(f, server, "main"), Some(rebased.clone()));
+    reviewed_revert(f, inputs);
     probity_ok(f.root(), &["push", "origin", "main"]);
+    rebased
+}
+
+/// In a CI form the notes ref is any pusher's to rewrite (a forge runs
+/// no hook guarding it): the rebased delivery's note dropped from it, the
+/// delivery is still found in the base's history by what it changed (the
+/// approval's paths with its final bytes), and the replay is refused
+/// (D-R141).
+#[test]
+fn a_ci_form_finds_a_rebase_proof_delivery_whose_note_was_dropped() {
+    let (f, _dir, server, inputs) = plain_server();
+    let rebased = delivered_on_a_new_base_then_reverted(&f, &server, inputs.path());
+    f.write("docs/more.md", "more\n").unwrap();
+    approve_live(f.root(), inputs.path());
+    let other = commit_all(&f, "other work");
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    f.git(&["cherry-pick", "--no-commit", &rebased]).unwrap();
+    let replay = commit_all(&f, "bring it back");
+    f.git(&["notes", "--ref=probity", "copy", &rebased, &replay])
+        .unwrap();
+    f.git(&["notes", "--ref=probity", "remove", &rebased])
+        .unwrap();
+    let ci = probity(
+        f.root(),
+        &notes_pre_pr_args(&other, &["--head", &replay, "--json"]),
+    );
+    let said = format!("{}{}", ci.stdout, ci.stderr);
+    assert_ne!(ci.code, 0, "{said}");
+    assert!(said.contains("approval_spent"), "{said}");
+    assert!(said.contains(&rebased), "{said}");
+}
+
+fn first_delivered_on_a_new_base_then_replayed(flood: bool) {
+    let (f, _dir, server, inputs) = plain_server();
+    let rebased = delivered_on_a_new_base_then_reverted(&f, &server, inputs.path());
     if flood {
         flood_notes_naming(&f, &rebased, 64);
         push_no_verify(&f, &["origin", "refs/notes/probity"]).unwrap();

@@ -8,7 +8,7 @@ use std::process::Stdio;
 use probity_core::review::FileMode;
 use probity_core::review::{DIFF_FLAGS, EXPORT_CONFIG, EXPORT_ENV, ManifestEntry};
 use probity_core::review::{DeltaEntry, EntrySide};
-use probity_core::review::{ObjectId, TreeId};
+use probity_core::review::{ObjectId, RepoPath, TreeId};
 use probity_ports::review::{AdapterError, ExportGit, ManifestGit, TreeSpan};
 
 use crate::cmd::GitError;
@@ -136,6 +136,26 @@ impl Repo {
 impl ExportGit for Repo {
     fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError> {
         Ok(Repo::missing_objects(self, ids)?)
+    }
+
+    fn path_objects(
+        &self,
+        tree: &TreeId,
+        paths: &[RepoPath],
+    ) -> Result<Option<Vec<Option<String>>>, AdapterError> {
+        // One `info <tree>:<path>` each through the object reader; a path
+        // the line protocol cannot carry leaves the question to the diff.
+        if paths.iter().any(|p| p.as_str().contains('\n')) {
+            return Ok(None);
+        }
+        let specs: Vec<String> = paths.iter().map(|p| format!("{tree}:{p}")).collect();
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        Ok(Some(
+            self.objects_info(&specs)?
+                .into_iter()
+                .map(|i| i.map(|i| i.oid))
+                .collect(),
+        ))
     }
 
     fn announce_diffs(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {

@@ -347,3 +347,28 @@ fn the_ancestry_walk_answers_as_merge_base_does() {
         }
     }
 }
+
+/// `ExportGit::path_objects` answers what `git rev-parse <tree>:<path>`
+/// answers for each path, `None` where the tree holds nothing, in one
+/// batch of the object reader.
+#[test]
+fn path_objects_answer_as_rev_parse_does() {
+    use probity_core::review::RepoPath;
+    use probity_ports::review::ExportGit;
+    let (f, t, _) = history();
+    let repo = f.repo().unwrap();
+    let paths: Vec<RepoPath> = ["src/a.rs", "x", "x/inner.rs", "src", "absent.txt"]
+        .iter()
+        .map(|p| RepoPath::parse(*p).unwrap())
+        .collect();
+    for tree in &t {
+        let got = repo.path_objects(tree, &paths).unwrap().unwrap();
+        for (p, g) in paths.iter().zip(&got) {
+            let want = f
+                .git(&["rev-parse", "-q", "--verify", &format!("{tree}:{p}")])
+                .ok()
+                .map(|o| String::from_utf8(o).unwrap().trim().to_string());
+            assert_eq!(g, &want, "{tree}:{p}");
+        }
+    }
+}

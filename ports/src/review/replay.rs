@@ -222,6 +222,47 @@ impl Carried {
     }
 }
 
+/// Whether a commit of the ref's history may hold an approval's change
+/// at all, asked before the diffs [`Carried`] asks (D-R141): in a CI form
+/// every commit of the history window is asked whether it delivered the
+/// approved change on a base of its own, noted or not, and most of them
+/// do not hold the approved final bytes at the approved paths, which the
+/// object reader tells without a diff ([`ExportGit::path_objects`]).
+#[derive(Default)]
+struct MayCarry {
+    /// Per approved span: its paths, and the objects its final tree holds
+    /// there (`None`: the adapter cannot tell, so every commit may).
+    approved: std::collections::BTreeMap<Span, (Vec<RepoPath>, Option<PathObjects>)>,
+}
+
+/// The object at each of some paths in a tree (`None`: nothing there).
+type PathObjects = Vec<Option<String>>;
+
+impl MayCarry {
+    fn may<G: GitPort + ExportGit>(
+        &mut self,
+        git: &G,
+        prior: &(TreeId, TreeId),
+        approved: &(TreeId, TreeId),
+    ) -> Result<bool, TransportError> {
+        if !self.approved.contains_key(approved) {
+            let paths = git.differing_paths(TreeSpan {
+                from: &approved.0,
+                to: &approved.1,
+            })?;
+            let objects = git.path_objects(&approved.1, &paths)?;
+            self.approved.insert(approved.clone(), (paths, objects));
+        }
+        let Some((paths, Some(want))) = self.approved.get(approved) else {
+            return Ok(true);
+        };
+        Ok(match git.path_objects(&prior.1, paths)? {
+            Some(held) => held == *want,
+            None => true,
+        })
+    }
+}
+
 /// Whether an earlier delivery noted with an approval composed it (a
 /// squash, core's [`composes_approval`], D-R134). The links are the
 /// note's bundles' leaves, each line re-verified on its own as the push's
@@ -456,6 +497,7 @@ where
         known: std::collections::BTreeMap::new(),
     };
     let mut carried = Carried::default();
+    let mut may_carry = MayCarry::default();
     let mut composed = Composed::default();
     for delivery in deliveries {
         let mut named = Vec::new();
@@ -555,10 +597,18 @@ where
                 // the approval (D-R134), once it is known to come first.
                 for ((c, prior_trees), settled, noted) in candidates {
                     let by_trees = spends(prior_trees);
+                    // A CI form asks every commit of the history window too,
+                    // its note or not (D-R141): there the notes ref is any
+                    // pusher's to rewrite, so a dropped note must not
+                    // unspend an approval delivered through a rebase proof.
+                    let asked = noted || priors_from == Priors::NotesAndHistory;
                     let carries = !by_trees
-                        && noted
+                        && asked
                         && match approved {
-                            Some(a) => carried.carries(git, prior_trees, a)?,
+                            Some(a) => {
+                                (noted || may_carry.may(git, prior_trees, a)?)
+                                    && carried.carries(git, prior_trees, a)?
+                            }
                             None => false,
                         };
                     let may_compose = !by_trees

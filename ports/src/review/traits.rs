@@ -662,6 +662,18 @@ pub trait ExportGit {
         let _ = pairs;
         Ok(())
     }
+    /// The object id at each of `paths` in `tree` (`None` where the tree
+    /// holds nothing), or `None` when the adapter cannot tell cheaply. A
+    /// prefilter only: what it rules out is what a diff would rule out,
+    /// and `None` leaves the question to the diff.
+    fn path_objects(
+        &self,
+        tree: &TreeId,
+        paths: &[RepoPath],
+    ) -> Result<Option<Vec<Option<String>>>, AdapterError> {
+        let _ = (tree, paths);
+        Ok(None)
+    }
 }
 
 /// An export's manifest (R10.3): the changed paths between two trees.
