@@ -505,3 +505,32 @@ fn a_flood_of_notes_naming_an_approval_does_not_hide_its_earlier_delivery() {
     assert_eq!(rev(&f, &server, "main"), Some(revert));
     amend_with_other_bytes_and_land(&f, &server, inputs.path());
 }
+
+/// D-R141's question is asked in a CI form only of a history commit whose
+/// note is gone: a change delivered (noted with its own review), reverted,
+/// then made again through a fresh review on a new base (a flag toggled
+/// back) is another approval's delivery, and passes the CI form, as it
+/// passes the hook.
+#[test]
+fn a_ci_form_passes_a_change_made_again_through_a_fresh_review() {
+    let (f, _dir, server, inputs) = plain_server();
+    let c1 = deliver_reviewed(&f, inputs.path());
+    reviewed_revert(&f, inputs.path());
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    f.write("docs/more.md", "more\n").unwrap();
+    approve_live(f.root(), inputs.path());
+    let other = commit_all(&f, "other work");
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    // The same change again, reviewed afresh on the new base.
+    f.git(&["cherry-pick", "--no-commit", &c1]).unwrap();
+    approve_live(f.root(), inputs.path());
+    let again = commit_all(&f, "the change again");
+    probity_ok(f.root(), &["publish"]);
+    let ci = probity(
+        f.root(),
+        &notes_pre_pr_args(&other, &["--head", &again, "--json"]),
+    );
+    assert_eq!(ci.code, 0, "{}{}", ci.stdout, ci.stderr);
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    assert_eq!(rev(&f, &server, "main"), Some(again));
+}

@@ -224,8 +224,8 @@ impl Carried {
 
 /// Whether a commit of the ref's history may hold an approval's change
 /// at all, asked before the diffs [`Carried`] asks (D-R141): in a CI form
-/// every commit of the history window is asked whether it delivered the
-/// approved change on a base of its own, noted or not, and most of them
+/// every commit of the history window without a note is asked whether it
+/// delivered the approved change on a base of its own, and most of them
 /// do not hold the approved final bytes at the approved paths, which the
 /// object reader tells without a diff ([`ExportGit::path_objects`]).
 #[derive(Default)]
@@ -597,19 +597,22 @@ where
                 // the approval (D-R134), once it is known to come first.
                 for ((c, prior_trees), settled, noted) in candidates {
                     let by_trees = spends(prior_trees);
-                    // A CI form asks every commit of the history window too,
-                    // its note or not (D-R141): there the notes ref is any
-                    // pusher's to rewrite, so a dropped note must not
-                    // unspend an approval delivered through a rebase proof.
-                    let asked = noted || priors_from == Priors::NotesAndHistory;
+                    // A CI form asks a commit of the history window that
+                    // has no note at all too (D-R141): there the notes ref
+                    // is any pusher's to rewrite, so a dropped note must
+                    // not unspend an approval delivered through a rebase
+                    // proof. A commit whose note names another approval
+                    // delivered that one (a change made again through a
+                    // fresh review is not a replay).
                     let carries = !by_trees
-                        && asked
                         && match approved {
-                            Some(a) => {
-                                (noted || may_carry.may(git, prior_trees, a)?)
+                            Some(a) if noted => carried.carries(git, prior_trees, a)?,
+                            Some(a) if priors_from == Priors::NotesAndHistory => {
+                                may_carry.may(git, prior_trees, a)?
+                                    && git.read_note(notes, c, 0)?.is_none()
                                     && carried.carries(git, prior_trees, a)?
                             }
-                            None => false,
+                            _ => false,
                         };
                     let may_compose = !by_trees
                         && !carries
