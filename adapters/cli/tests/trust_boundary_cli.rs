@@ -426,6 +426,18 @@ fn delivered_on_a_new_base_then_reverted(
 /// (D-R141).
 #[test]
 fn a_ci_form_finds_a_rebase_proof_delivery_whose_note_was_dropped() {
+    ci_form_refuses_a_replay_whose_delivery_lost_its_note(None);
+}
+
+/// The same with the delivery's note replaced by junk (a line that is no
+/// bundle): a note that holds no approval the commit delivered ties it to
+/// none, as no note does.
+#[test]
+fn a_ci_form_finds_a_rebase_proof_delivery_whose_note_was_replaced_by_junk() {
+    ci_form_refuses_a_replay_whose_delivery_lost_its_note(Some("junk"));
+}
+
+fn ci_form_refuses_a_replay_whose_delivery_lost_its_note(junk: Option<&str>) {
     let (f, _dir, server, inputs) = plain_server();
     let rebased = delivered_on_a_new_base_then_reverted(&f, &server, inputs.path());
     f.write("docs/more.md", "more\n").unwrap();
@@ -436,8 +448,11 @@ fn a_ci_form_finds_a_rebase_proof_delivery_whose_note_was_dropped() {
     let replay = commit_all(&f, "bring it back");
     f.git(&["notes", "--ref=probity", "copy", &rebased, &replay])
         .unwrap();
-    f.git(&["notes", "--ref=probity", "remove", &rebased])
-        .unwrap();
+    match junk {
+        None => f.git(&["notes", "--ref=probity", "remove", &rebased]),
+        Some(text) => f.git(&["notes", "--ref=probity", "add", "-f", "-m", text, &rebased]),
+    }
+    .unwrap();
     let ci = probity(
         f.root(),
         &notes_pre_pr_args(&other, &["--head", &replay, "--json"]),

@@ -291,6 +291,8 @@ impl Repo {
             }
         }
         let prefix = format!("{notes}:");
+        let mut seen: Vec<std::collections::BTreeSet<CommitId>> =
+            vec![std::collections::BTreeSet::new(); needles.len()];
         // `<notes>:<fan-out path>\0<match>\n` per match.
         for line in out.stdout.split(|b| *b == b'\n') {
             let Some(nul) = line.iter().position(|b| *b == 0) else {
@@ -308,7 +310,9 @@ impl Repo {
                 continue;
             };
             for (i, n) in needles.iter().enumerate() {
-                if n.as_bytes() == matched && found[i].len() < cap && !found[i].contains(&c) {
+                // Each commit once per needle, looked up in a set: a flood
+                // of names is read in linear time, not quadratic.
+                if n.as_bytes() == matched && found[i].len() < cap && seen[i].insert(c.clone()) {
                     found[i].push(c.clone());
                 }
             }

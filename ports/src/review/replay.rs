@@ -263,13 +263,63 @@ impl MayCarry {
     }
 }
 
+/// Whether the note of `commit`, a commit of a CI form's history window
+/// its note does not tie to the approval judged, holds another approval
+/// it delivered (D-R141): a line the signature policy accepts (with its
+/// siblings' signatures) whose leaf is approved and whose change is what
+/// the commit delivered (`trees`), by its trees or on a base of its own.
+/// A note of junk, an empty one, or none ties the commit to no approval:
+/// a pusher may have replaced or dropped it, so the replay check asks
+/// whether it delivered the approval judged.
+fn delivered_another<G, P>(
+    git: &G,
+    notes: &CommitId,
+    commit: &CommitId,
+    trees: &(TreeId, TreeId),
+    signature_policy: &P,
+    carried: &mut Carried,
+) -> Result<bool, TransportError>
+where
+    G: GitPort + NotesGit,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
+    let Some(bytes) = git.read_note(notes, commit, MAX_NOTE_BYTES)? else {
+        return Ok(false);
+    };
+    let bundles: Vec<Bundle> = note_lines(&bytes)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|l| Bundle::from_bytes(l).ok())
+        .collect();
+    let all: Vec<&Bundle> = bundles.iter().collect();
+    for b in &bundles {
+        let Some(leaf) = b.records.last() else {
+            continue;
+        };
+        let s = leaf.state();
+        if !matches!(s.stage(), probity_core::review::Stage::Approved { .. }) {
+            continue;
+        }
+        let span = (
+            s.snapshot().base_tree.clone(),
+            s.final_candidate_tree().clone(),
+        );
+        if signature_policy(&with_note_attestations(b, &all)).is_err() {
+            continue;
+        }
+        if span == *trees || carried.carries(git, trees, &span)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// Whether an earlier delivery noted with an approval composed it (a
 /// squash, core's [`composes_approval`], D-R134). The links are the
-/// note's bundles' leaves, each line re-verified on its own as the push's
-/// own lines are (from its bytes and this repository's objects, then the
-/// signature policy with its siblings' signatures), never what the scratch
-/// store holds: a stale twin of a component imported first from this push
-/// must not hide the approved one. Each note is read once, and its lines
+/// note's bundles' leaves, each line verified on its own (its bytes, then
+/// the signature policy with its siblings' signatures), never what the
+/// scratch store holds: a stale twin of a component imported first from
+/// this push must not hide the approved one. Each note is read once, and its lines
 /// verified only when their own (unverified) leaves already compose the
 /// approval over the commit's span, and the commit comes before the
 /// delivery.
@@ -337,26 +387,28 @@ impl Composed {
 
     /// Whether `commit` (which delivered `trees`) composed `lineage`'s
     /// approval, counting only the lines of its note that verify.
-    fn composes<G, P>(
+    fn composes<P>(
         &mut self,
-        git: &G,
         signature_policy: &P,
         commit: &CommitId,
         trees: &(TreeId, TreeId),
         lineage: &LineageId,
     ) -> Result<bool, TransportError>
     where
-        G: GitPort + ExportGit + ManifestGit,
         P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
     {
         let all: Vec<&Bundle> = self.bundles.get(commit).into_iter().flatten().collect();
         if !self.verified.contains_key(commit) {
             let mut ok = Vec::with_capacity(all.len());
+            // Spending is asked of what authorises, never of what this run
+            // can afford: a line is a link when its bytes verify (its
+            // digest, read by `Bundle::from_bytes`; its receipt, by core)
+            // and the signature policy accepts it with its siblings'
+            // signatures. `check_repo`'s re-derivation is left out: a
+            // bound this run's other lines exhaust (D-R130's diff work) or
+            // a tier a newer policy derives must not hide the squash.
             for b in &all {
-                ok.push(
-                    check_repo(git, b).is_ok()
-                        && signature_policy(&with_note_attestations(b, &all)).is_ok(),
-                );
+                ok.push(signature_policy(&with_note_attestations(b, &all)).is_ok());
             }
             self.verified.insert(commit.clone(), ok);
         }
@@ -609,7 +661,14 @@ where
                             Some(a) if noted => carried.carries(git, prior_trees, a)?,
                             Some(a) if priors_from == Priors::NotesAndHistory => {
                                 may_carry.may(git, prior_trees, a)?
-                                    && git.read_note(notes, c, 0)?.is_none()
+                                    && !delivered_another(
+                                        git,
+                                        notes,
+                                        c,
+                                        prior_trees,
+                                        signature_policy,
+                                        &mut carried,
+                                    )?
                                     && carried.carries(git, prior_trees, a)?
                             }
                             _ => false,
@@ -624,7 +683,7 @@ where
                     let before = settled || ancestry.before(c, &delivery.commit, landing)?;
                     let composes = may_compose
                         && before
-                        && composed.composes(git, signature_policy, c, prior_trees, lineage)?;
+                        && composed.composes(signature_policy, c, prior_trees, lineage)?;
                     if !by_trees && !carries && !composes {
                         continue;
                     }

@@ -744,7 +744,10 @@ impl ParsedNote {
 /// each time it is read, as before.
 #[derive(Default)]
 struct NoteCache {
-    notes: Vec<std::rc::Rc<ParsedNote>>,
+    /// By the note's whole bytes (an ordered map: a lookup compares them
+    /// with a logarithmic number of kept notes, never all of them, and no
+    /// note an adversary writes stands for another).
+    notes: std::collections::BTreeMap<Vec<u8>, std::rc::Rc<ParsedNote>>,
     held: usize,
 }
 
@@ -754,13 +757,13 @@ const NOTE_CACHE_BYTES: usize = 32 * 1024 * 1024;
 impl NoteCache {
     /// The note holding `bytes`, parsed once.
     fn parsed(&mut self, bytes: Vec<u8>) -> std::rc::Rc<ParsedNote> {
-        if let Some(p) = self.notes.iter().find(|p| p.bytes == bytes) {
+        if let Some(p) = self.notes.get(&bytes) {
             return p.clone();
         }
         let p = std::rc::Rc::new(ParsedNote::of(bytes));
         if self.held.saturating_add(p.bytes.len()) <= NOTE_CACHE_BYTES {
             self.held += p.bytes.len();
-            self.notes.push(p.clone());
+            self.notes.insert(p.bytes.clone(), p.clone());
         }
         p
     }
