@@ -629,6 +629,21 @@ pub fn delivers_the_approved_change(
         && !differing.iter().any(|p| approved.binary_search(p).is_ok())
 }
 
+/// The change a bundle's leaf approved, its (base tree, final candidate
+/// tree), when that leaf is approved; `None` for a bundle that approves
+/// nothing (in review, escalated, empty). What a commit noted with it may
+/// have delivered (D-R141: a CI form asks whether a commit's note holds
+/// an approval it delivered).
+pub fn approved_change(b: &crate::review::bundle::Bundle) -> Option<(TreeId, TreeId)> {
+    let s = b.records.last()?.state();
+    matches!(s.stage(), crate::review::state::Stage::Approved { .. }).then(|| {
+        (
+            s.snapshot().base_tree.clone(),
+            s.final_candidate_tree().clone(),
+        )
+    })
+}
+
 /// An approval delivered again into a ref whose history it already
 /// delivered (`approval_spent`): a revert of its revert with the old note
 /// copied onto it, for example.

@@ -293,17 +293,9 @@ where
         .collect();
     let all: Vec<&Bundle> = bundles.iter().collect();
     for b in &bundles {
-        let Some(leaf) = b.records.last() else {
+        let Some(span) = probity_core::review::approved_change(b) else {
             continue;
         };
-        let s = leaf.state();
-        if !matches!(s.stage(), probity_core::review::Stage::Approved { .. }) {
-            continue;
-        }
-        let span = (
-            s.snapshot().base_tree.clone(),
-            s.final_candidate_tree().clone(),
-        );
         if signature_policy(&with_note_attestations(b, &all)).is_err() {
             continue;
         }

@@ -626,3 +626,21 @@ fn a_lines_signatures_count_with_its_notes_other_lines_of_the_lineage() {
         vec![other]
     );
 }
+
+/// D-R141: the change a bundle approved is its leaf's (base tree, final
+/// candidate tree), and a bundle only started approves none.
+#[test]
+fn a_bundle_names_the_change_it_approved_and_only_when_approved() {
+    let a = approved();
+    assert_eq!(
+        crate::review::server::approved_change(&bundle()),
+        Some((
+            a.snapshot.base_tree.clone(),
+            a.final_candidate_tree().clone()
+        ))
+    );
+    assert_eq!(
+        crate::review::server::approved_change(&pending_bundle()),
+        None
+    );
+}
