@@ -51,7 +51,16 @@ impl References {
             }
             let text = String::from_utf8_lossy(bytes);
             let (words, dirs) = match file_kind(path) {
-                Kind::Tasks => (json_strings(&text), Vec::new()),
+                // VS Code runs tasks on Windows too: `.\\scripts\\x.ps1`
+                // names `scripts/x.ps1` (a JSON string's backslash is
+                // a path separator there, never a shell escape).
+                Kind::Tasks => (
+                    json_strings(&text)
+                        .into_iter()
+                        .map(|w| w.replace('\\', "/"))
+                        .collect(),
+                    Vec::new(),
+                ),
                 Kind::PreCommit => (yaml_values(&text, &["entry", "args"]), Vec::new()),
                 Kind::Envrc => envrc_words(&text),
             };
@@ -380,6 +389,11 @@ mod tests {
         assert!(r.names("tools/gen.py"));
         assert!(r.names("build/out.txt"));
         assert!(r.names("run.sh"));
+        // A Windows path (`.\scripts\build.ps1` once the JSON string is
+        // decoded) names the same file.
+        let windows = r#"{"tasks":[{"command":"powershell","args":[".\\scripts\\build.ps1"]}]}"#;
+        let w = References::of(&[config(".vscode/tasks.json", windows)], &names());
+        assert!(w.names("scripts/build.ps1"));
         // A working directory, a label: no file below them is named.
         assert!(!r.names("ci/run.sh"));
         assert!(!r.names("x/y.rs"));
