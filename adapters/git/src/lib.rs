@@ -17,6 +17,7 @@ pub mod export;
 pub mod fixture;
 mod index;
 pub mod notes;
+mod notes_history;
 pub mod objects;
 mod onediff;
 pub mod port;

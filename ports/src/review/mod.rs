@@ -14,6 +14,7 @@ mod error;
 mod finalize;
 mod gates;
 mod model_run;
+mod note_cache;
 mod notes_update;
 mod publish;
 mod read;

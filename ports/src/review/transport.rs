@@ -5,7 +5,6 @@
 //! delivery commits is [`super::publish`].
 
 use probity_core::review::PromptSet;
-use probity_core::review::with_note_attestations;
 use probity_core::review::{
     Bundle, BundleError, DerivationError, IMPORT_RANKS, MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority,
     NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation_in, check_final_tier_in,
@@ -16,6 +15,7 @@ use probity_core::review::{FirstRecord, Successor};
 use probity_core::review::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::{NOTES_REF, ReceiveUpdate, check_deletion, is_protected};
 
+use super::note_cache::{CheckRefusal, Checked, NoteCache, ParsedNote};
 use super::notes_update::notes_after;
 
 use super::*;
@@ -610,163 +610,6 @@ where
         return Ok(PreReceive::Denied(d));
     }
     Ok(PreReceive::Judged(decision, refused_bundles(&read)))
-}
-
-/// One note's bytes, its lines parsed once, and what checking its bundles
-/// answered (`check_repo` by line, the signature policy by lineage and
-/// records): shared by every commit of one import whose note holds the
-/// same bytes (red team round 5, attempt 21: one 7.9 MiB note on each of
-/// a push's commits was parsed, checked against the repository and judged
-/// again for each, about 50 ms a commit). Every answer kept is a function
-/// of the line's bytes, the note's other lines and this repository's
-/// objects, none of the scratch store: lines are still imported in the
-/// order core ranks them, commit by commit.
-struct ParsedNote {
-    bytes: Vec<u8>,
-    /// `note_lines`' refusal (code, text), or each line's bundle or the
-    /// parse's refusal (code, text).
-    lines: Result<Vec<Result<Bundle, Refused>>, Refused>,
-    /// What `check_repo` answered for the bundle of each line, by index.
-    checked: std::cell::RefCell<std::collections::BTreeMap<usize, Checked>>,
-    /// The signature policy's answers: every line of a lineage with the
-    /// same records is judged with the same signatures (the note's, core's
-    /// [`with_note_attestations`]), so once per note, however many lines
-    /// repeat them (red team round 3: 400 lines of junk signatures).
-    judged: std::cell::RefCell<Judged>,
-}
-
-/// A refusal's stable code and its text.
-type Refused = (&'static str, String);
-
-/// The policy's answers by (lineage, the records' canonical bytes).
-type Judged = std::collections::BTreeMap<(LineageId, Vec<u8>), Result<(), ReceiveDenial>>;
-
-/// What `check_repo` answered for one line's bundle.
-#[derive(Debug, Clone)]
-enum Checked {
-    Passed,
-    /// Refused: its code, its text, and which refusal it is.
-    Refused(String, String, CheckRefusal),
-}
-
-#[derive(Debug, Clone, Copy)]
-enum CheckRefusal {
-    /// The review is genuine but covers a lower tier than it delivers: a
-    /// successor re-freezes it (D-R127).
-    RiskRaised,
-    /// Over the bound on diff work (D-R130).
-    DiffWork,
-    Repository,
-}
-
-impl ParsedNote {
-    fn of(bytes: Vec<u8>) -> Self {
-        let lines = match note_lines(&bytes) {
-            Ok(lines) => Ok(lines
-                .iter()
-                .map(|l| Bundle::from_bytes(l).map_err(|e| (e.code(), e.to_string())))
-                .collect()),
-            Err(e) => Err((e.code(), e.to_string())),
-        };
-        Self {
-            bytes,
-            lines,
-            checked: std::cell::RefCell::default(),
-            judged: std::cell::RefCell::default(),
-        }
-    }
-
-    /// The bundles of its lines, in line order.
-    fn bundles(&self) -> Vec<&Bundle> {
-        match &self.lines {
-            Ok(lines) => lines.iter().filter_map(|l| l.as_ref().ok()).collect(),
-            Err(_) => Vec::new(),
-        }
-    }
-
-    /// The bundle of line `i` (0-based), when it parsed.
-    fn bundle(&self, i: usize) -> Option<&Bundle> {
-        self.lines.as_ref().ok()?.get(i)?.as_ref().ok()
-    }
-
-    /// `check_repo` over line `i`'s bundle `b`, asked once.
-    fn check<G: GitPort + ExportGit + ManifestGit>(
-        &self,
-        git: &G,
-        i: usize,
-        b: &Bundle,
-    ) -> Result<Checked, TransportError> {
-        if let Some(c) = self.checked.borrow().get(&i) {
-            return Ok(c.clone());
-        }
-        let checked = match check_repo(git, b) {
-            Ok(()) => Checked::Passed,
-            Err(e) => {
-                let code = e.code().unwrap_or("authority_invalid");
-                let kind = match e {
-                    TransportError::Derivation(DerivationError::RiskRaisedByCorrection {
-                        ..
-                    }) => CheckRefusal::RiskRaised,
-                    _ if code == "diff_too_large" => CheckRefusal::DiffWork,
-                    _ => CheckRefusal::Repository,
-                };
-                Checked::Refused(code.to_string(), e.to_string(), kind)
-            }
-        };
-        self.checked.borrow_mut().insert(i, checked.clone());
-        Ok(checked)
-    }
-
-    /// `policy` over `b` with the note's signatures for its lineage.
-    fn judge<P: Fn(&Bundle) -> Result<(), ReceiveDenial>>(
-        &self,
-        b: &Bundle,
-        policy: &P,
-    ) -> Result<(), ReceiveDenial> {
-        let siblings = self.bundles();
-        let Ok(records) = probity_core::canonical::canonical_bytes(&b.records) else {
-            return policy(&with_note_attestations(b, &siblings));
-        };
-        // Keyed by the records' own bytes: a cache, never a digest anything
-        // else reads.
-        let key = (b.lineage_id.clone(), records);
-        if let Some(answer) = self.judged.borrow().get(&key) {
-            return answer.clone();
-        }
-        let answer = policy(&with_note_attestations(b, &siblings));
-        self.judged.borrow_mut().insert(key, answer.clone());
-        answer
-    }
-}
-
-/// The notes one import has parsed, by their bytes, while they hold at
-/// most [`NOTE_CACHE_BYTES`] in all; a note past that is parsed on its own
-/// each time it is read, as before.
-#[derive(Default)]
-struct NoteCache {
-    /// By the note's whole bytes (an ordered map: a lookup compares them
-    /// with a logarithmic number of kept notes, never all of them, and no
-    /// note an adversary writes stands for another).
-    notes: std::collections::BTreeMap<Vec<u8>, std::rc::Rc<ParsedNote>>,
-    held: usize,
-}
-
-/// The most note bytes one import keeps parsed.
-const NOTE_CACHE_BYTES: usize = 32 * 1024 * 1024;
-
-impl NoteCache {
-    /// The note holding `bytes`, parsed once.
-    fn parsed(&mut self, bytes: Vec<u8>) -> std::rc::Rc<ParsedNote> {
-        if let Some(p) = self.notes.get(&bytes) {
-            return p.clone();
-        }
-        let p = std::rc::Rc::new(ParsedNote::of(bytes));
-        if self.held.saturating_add(p.bytes.len()) <= NOTE_CACHE_BYTES {
-            self.held += p.bytes.len();
-            self.notes.insert(p.bytes.clone(), p.clone());
-        }
-        p
-    }
 }
 
 /// Verifies line `i` (0-based) of a parsed note, bundle `b`, against this
