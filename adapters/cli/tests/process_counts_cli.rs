@@ -170,7 +170,7 @@ fn counted(cwd: &Path, tools: &Path, args: &[&str]) -> (Run, Vec<String>) {
 }
 
 #[test]
-fn the_pre_commit_gate_runs_at_most_two_gits_and_writes_nothing() {
+fn the_pre_commit_gate_runs_one_git_and_writes_nothing() {
     let f = medium_change();
     let inputs = tempfile::tempdir().unwrap();
     approve_live(f.root(), inputs.path());
@@ -184,10 +184,12 @@ fn the_pre_commit_gate_runs_at_most_two_gits_and_writes_nothing() {
     );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(r.json["decision"], "allow", "{}", r.stdout);
-    // Discovery with HEAD's tree and `add -A` on a temporary index; the
-    // approved candidate's tree is already in the store, computed from
-    // that index in-process (D-R87): no `write-tree`.
-    assert!(runs.len() <= 2, "{} gits: {runs:#?}", runs.len());
+    // `add -A` on a temporary index, and nothing else: discovery and
+    // HEAD's tree are read in-process (D-R142), and the approved
+    // candidate's tree is already in the store, computed from that index
+    // in-process (D-R87): no `rev-parse`, no `write-tree`.
+    assert_eq!(runs.len(), 1, "{} gits: {runs:#?}", runs.len());
+    assert!(runs[0].contains(" add "), "{runs:#?}");
     assert!(store_snapshot(&f) == before, "the gate wrote to the store");
     assert_eq!(std::fs::read(f.root().join(".git/index")).unwrap(), index);
 }
@@ -199,12 +201,13 @@ fn a_new_start_runs_a_bounded_number_of_gits() {
     let (r, runs) = counted(f.root(), tools.path(), &["start"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(r.json["lineage_id"].is_string(), "{}", r.stdout);
-    // Discovery with HEAD's tree, `add -A` and `write-tree` into a
-    // quarantine, one diff (raw, numstat, frozen patch and git's version),
-    // the object reader (sizes, heads, the index entries of added paths).
-    // `probity.keepTrees` is read in-process when that is certainly git's
-    // answer, as here (D-R98).
-    assert!(runs.len() <= 5, "{} gits: {runs:#?}", runs.len());
+    // `add -A` and `write-tree` into a quarantine, one diff (raw,
+    // numstat, frozen patch and git's version), the object reader (sizes,
+    // heads, the index entries of added paths). Discovery and HEAD's tree
+    // (D-R142) and `probity.keepTrees` (D-R98) are read in-process when
+    // that is certainly git's answer, as here.
+    assert!(runs.len() <= 4, "{} gits: {runs:#?}", runs.len());
+    assert!(!runs.iter().any(|r| r.contains("rev-parse")), "{runs:#?}");
     assert!(!runs.iter().any(|r| r.contains(" config ")), "{runs:#?}");
     assert!(
         !runs

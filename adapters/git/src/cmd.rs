@@ -330,7 +330,14 @@ impl GitCli {
         &self.exe
     }
 
-    /// Whether git is started with configuration from the environment
+    /// Whether git is started with any variable of the caller's kept
+    /// (configuration, the object directories, transport settings): then
+    /// git may not read the repository as a plain discovery would.
+    pub(crate) fn keeps_any_env(&self) -> bool {
+        !self.kept.is_empty()
+    }
+
+    /// Whether any `GIT_*` configuration variable is kept
     /// ([`GitCli::with_receive_config`] kept some).
     pub(crate) fn keeps_config_env(&self) -> bool {
         self.kept

@@ -165,7 +165,7 @@ pub(crate) fn plain_bool(v: Option<&[u8]>) -> Option<bool> {
 /// (`config.c`) reads it: `(section[.subsection].key, value)` with the
 /// section and key lowercased, `None` for a key with no `=`. `None` for a
 /// file git would refuse.
-fn parse(bytes: &[u8]) -> Option<Vec<(String, Option<Vec<u8>>)>> {
+pub(crate) fn parse(bytes: &[u8]) -> Option<Vec<(String, Option<Vec<u8>>)>> {
     // git's `isspace` is space, tab, CR and LF only: a form feed or a
     // vertical tab is read otherwise than here.
     if bytes.iter().any(|b| matches!(b, 0x0b | 0x0c)) {

@@ -217,7 +217,7 @@ impl Repo {
     /// (detached); asked of `git show-ref --verify HEAD` otherwise (a
     /// reftable repository, a symbolic link, anything else). No process in
     /// the common case: every gate and `push` resolve `HEAD`.
-    fn head_target(&self) -> Result<Option<String>, GitError> {
+    pub(crate) fn head_target(&self) -> Result<Option<String>, GitError> {
         refuse_special(&self.git_dir().join("HEAD"))?;
         if !self.common_dir().join("reftable").is_dir()
             && let Ok(Some(text)) = small_regular_file(&self.git_dir().join("HEAD"))

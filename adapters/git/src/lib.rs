@@ -11,6 +11,7 @@ pub mod checkout;
 pub mod cmd;
 mod config;
 pub mod delivery;
+mod discover;
 mod exact_ref;
 pub mod export;
 #[cfg(feature = "fixture")]

@@ -49,7 +49,33 @@ impl Repo {
     /// repository, which takes it instead of asking again; an unborn or
     /// broken HEAD answers nothing here and is read there as before. For a
     /// command that reads the candidate before it changes anything.
+    ///
+    /// Where the repository's layout and HEAD's commit are certainly what
+    /// git would read (the module `discover`, D-R142), both are read
+    /// in-process and no git runs here at all.
     pub fn discover_reading_head(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
+        if !git.keeps_any_env()
+            && let Some(found) = crate::discover::find(cwd)
+        {
+            let repo = Self {
+                git,
+                root: found.root,
+                git_dir: found.git_dir,
+                common_dir: found.common_dir,
+                hooks: None,
+                shared: crate::objects::shared(),
+            };
+            if let Ok(mut f) = repo.shared().object_format.lock() {
+                *f = Some(found.object_format.to_string());
+            }
+            if let Ok(Some(head)) = repo.head_target()
+                && let Some(tree) =
+                    crate::discover::commit_tree(&repo.common_dir, found.object_format, &head)
+            {
+                repo.shared().preload_head_tree(tree);
+            }
+            return Ok(repo);
+        }
         let lines = rev_parse_with(
             &git,
             cwd,

@@ -1,0 +1,418 @@
+//! Discovery and HEAD's tree read in-process when that is certainly git's
+//! answer (issue 24, D-R142): the pre-commit gate and `start` start no
+//! `rev-parse` in the common case.
+//!
+//! git stays the reader of every case this module is not sure of. It
+//! answers `None`, and [`crate::Repo::discover_reading_head`] asks
+//! `git rev-parse` as before, when
+//!
+//! - the run keeps git's configuration from the environment (the server
+//!   gate); every other git runs with every `GIT_*` variable cleared
+//!   ([`crate::cmd`]), so no `GIT_DIR`, `GIT_WORK_TREE`,
+//!   `GIT_CEILING_DIRECTORIES` or `GIT_DISCOVERY_ACROSS_FILESYSTEM` reaches
+//!   git either, and discovery is the walk below;
+//! - the walk up from the starting directory meets anything but a `.git`
+//!   directory or a `gitdir:` file before its filesystem ends: a symbolic
+//!   link at `.git`, a directory that looks like a bare repository, another
+//!   filesystem (git stops there), an unreadable entry, the root;
+//! - the work tree, the `.git` entry, the git directory or the common
+//!   directory is owned by another user than this process's effective one
+//!   (git's `safe.directory` check: git decides);
+//! - the repository's `config` sets a `core.worktree` that names another
+//!   directory than the one the walk found, a `core.bare` other
+//!   than a plain false, an `include` or `includeIf`, a repository format
+//!   other than 0 or 1, or any extension but `objectFormat` (sha1 or
+//!   sha256) on format 1; or git would refuse the file; or the repository
+//!   stores refs in a reftable.
+//!
+//! HEAD's tree is read only after that, and only when its commit is
+//! read whole from the repository's own objects (no alternates): git
+//! looks in every pack before the loose objects, so this reader does
+//! too (a pack index of version 2, the commit stored whole, not as a
+//! delta), then the loose object; the commit is inflated only as far as
+//! its `tree` line. Replace refs and grafts play no part: every git
+//! Probity starts ignores them ([`crate::cmd`]). The tests compare every
+//! answer with git's.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+
+use probity_core::review::TreeId;
+
+/// What in-process discovery found: the paths `git rev-parse
+/// --path-format=absolute --show-toplevel --git-dir --git-common-dir`
+/// prints, and the object format.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Found {
+    pub(crate) root: PathBuf,
+    pub(crate) git_dir: PathBuf,
+    pub(crate) common_dir: PathBuf,
+    pub(crate) object_format: &'static str,
+}
+
+/// The largest `.git` file, `commondir`, `HEAD` or `config` read.
+const SMALL_FILE: u64 = 64 * 1024;
+
+/// How far up from the starting directory the walk goes.
+const MAX_DEPTH: usize = 256;
+
+/// The repository containing `cwd`, when certainly git's answer (see the
+/// module); `None` to ask git.
+pub(crate) fn find(cwd: &Path) -> Option<Found> {
+    let start = std::fs::canonicalize(cwd).ok()?;
+    let start_meta = std::fs::metadata(&start).ok()?;
+    if !start_meta.is_dir() {
+        return None;
+    }
+    let euid = effective_uid()?;
+    let mut dir = start.as_path();
+    for _ in 0..MAX_DEPTH {
+        let dot_git = dir.join(".git");
+        match std::fs::symlink_metadata(&dot_git) {
+            Ok(m) if m.is_dir() => {
+                return found(dir, &dot_git, &dot_git, euid);
+            }
+            Ok(m) if m.is_file() => {
+                let git_dir = read_gitfile(dir, &dot_git, &m)?;
+                return found(dir, &dot_git, &git_dir, euid);
+            }
+            Ok(_) => return None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => return None,
+        }
+        // A directory git could take for a bare repository (it needs a
+        // `HEAD` there, among others): git decides.
+        if std::fs::symlink_metadata(dir.join("HEAD")).is_ok() {
+            return None;
+        }
+        let parent = dir.parent()?;
+        if std::fs::metadata(parent).ok()?.dev() != start_meta.dev() {
+            return None;
+        }
+        dir = parent;
+    }
+    None
+}
+
+/// The effective user id of this process: the owner of `/proc/self`
+/// (proc(5)). `None` where there is no such directory.
+fn effective_uid() -> Option<u32> {
+    std::fs::metadata("/proc/self").ok().map(|m| m.uid())
+}
+
+/// The git directory a `gitdir:` file names (relative to the file's
+/// directory), resolved.
+fn read_gitfile(dir: &Path, file: &Path, meta: &std::fs::Metadata) -> Option<PathBuf> {
+    if meta.len() > SMALL_FILE {
+        return None;
+    }
+    let text = std::fs::read(file).ok()?;
+    let text = std::str::from_utf8(&text).ok()?;
+    let line = text.strip_prefix("gitdir: ")?;
+    let line = line.trim_end_matches(['\n', '\r']);
+    if line.is_empty() || line.contains('\n') {
+        return None;
+    }
+    std::fs::canonicalize(dir.join(line)).ok()
+}
+
+fn found(root: &Path, dot_git: &Path, git_dir: &Path, euid: u32) -> Option<Found> {
+    let owned = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.uid() == euid);
+    if !owned(root) || !owned(dot_git) || !owned(git_dir) {
+        return None;
+    }
+    let common_dir = match small_file(&git_dir.join("commondir"))? {
+        None => git_dir.to_path_buf(),
+        Some(text) => {
+            let text = std::str::from_utf8(&text).ok()?;
+            let line = text.trim_end_matches(['\n', '\r']);
+            if line.is_empty() || line.contains('\n') {
+                return None;
+            }
+            std::fs::canonicalize(git_dir.join(line)).ok()?
+        }
+    };
+    if !owned(&common_dir) {
+        return None;
+    }
+    let head = small_file(&git_dir.join("HEAD"))??;
+    if !valid_head(&head) {
+        return None;
+    }
+    let is_dir = |p: PathBuf| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if !is_dir(common_dir.join("objects"))
+        || !is_dir(common_dir.join("refs"))
+        || common_dir.join("reftable").exists()
+    {
+        return None;
+    }
+    let config = small_file(&common_dir.join("config"))?.unwrap_or_default();
+    let (object_format, worktree) = repository_format(&config)?;
+    // `core.worktree` (every submodule has one) is read relative to the
+    // git directory; only where it names the directory the walk found is
+    // the answer certain.
+    if let Some(worktree) = worktree {
+        let worktree = std::str::from_utf8(&worktree).ok()?;
+        if worktree.is_empty() || std::fs::canonicalize(git_dir.join(worktree)).ok()? != root {
+            return None;
+        }
+    }
+    Some(Found {
+        root: root.to_path_buf(),
+        git_dir: git_dir.to_path_buf(),
+        common_dir,
+        object_format,
+    })
+}
+
+/// A regular file's bytes: `Some(None)` when there is none, `None` when
+/// something else stands there, it is too large or cannot be read.
+fn small_file(path: &Path) -> Option<Option<Vec<u8>>> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() && m.len() <= SMALL_FILE => std::fs::read(path).ok().map(Some),
+        Ok(_) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
+        Err(_) => None,
+    }
+}
+
+/// A `HEAD` git's discovery accepts (`ref: refs/...` or an object id), in
+/// the plain forms this reader knows.
+fn valid_head(bytes: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return false;
+    };
+    let line = text.strip_suffix('\n').unwrap_or(text);
+    line.strip_prefix("ref: refs/")
+        .is_some_and(|r| !r.is_empty() && !r.contains(['\n', ' ']))
+        || (matches!(line.len(), 40 | 64) && line.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The object format the repository's `config` declares and its
+/// `core.worktree`, when the file is one discovery is certain about (see
+/// the module).
+fn repository_format(config: &[u8]) -> Option<(&'static str, Option<Vec<u8>>)> {
+    let mut worktree = None;
+    let mut version = 0u8;
+    let mut format: Option<&'static str> = None;
+    let mut other_extension = false;
+    for (key, value) in crate::config::parse(config)? {
+        let value = value.as_deref();
+        match key.as_str() {
+            "core.worktree" => worktree = Some(value?.to_vec()),
+            "core.bare" if crate::config::plain_bool(value) != Some(false) => return None,
+            "core.repositoryformatversion" => {
+                version = match value? {
+                    b"0" => 0,
+                    b"1" => 1,
+                    _ => return None,
+                }
+            }
+            "extensions.objectformat" => {
+                format = Some(match value?.to_ascii_lowercase().as_slice() {
+                    b"sha1" => "sha1",
+                    b"sha256" => "sha256",
+                    _ => return None,
+                });
+            }
+            k if k.starts_with("include.") || k.starts_with("includeif.") => return None,
+            k if k.starts_with("extensions.") => other_extension = true,
+            _ => {}
+        }
+    }
+    match (version, format, other_extension) {
+        (_, _, true) => None,
+        (0, Some(_), _) => None,
+        (_, f, false) => Some((f.unwrap_or("sha1"), worktree)),
+    }
+}
+
+/// The tree of the commit `commit` (a full hex id), read from the
+/// repository's own objects in git's order (every pack, then the loose
+/// object); `None` to ask git (see the module).
+pub(crate) fn commit_tree(common_dir: &Path, format: &str, commit: &str) -> Option<TreeId> {
+    let objects = common_dir.join("objects");
+    if objects.join("info").join("alternates").exists() {
+        return None;
+    }
+    let raw = hex_bytes(commit)?;
+    if raw.len() != hash_len(format)? {
+        return None;
+    }
+    let head = match in_packs(&objects.join("pack"), &raw)? {
+        Some(body) => body,
+        None => {
+            let loose = objects.join(&commit[..2]).join(&commit[2..]);
+            let body = inflate_prefix(regular(&loose)?, 0)?;
+            let nul = body.iter().position(|b| *b == 0)?;
+            if !body.starts_with(b"commit ") {
+                return None;
+            }
+            body[nul + 1..].to_vec()
+        }
+    };
+    let rest = head.strip_prefix(b"tree ")?;
+    let end = rest.iter().position(|b| *b == b'\n')?;
+    let tree = std::str::from_utf8(&rest[..end]).ok()?;
+    if tree.len() != 2 * raw.len() {
+        return None;
+    }
+    TreeId::parse(tree).ok()
+}
+
+fn hash_len(format: &str) -> Option<usize> {
+    match format {
+        "sha1" => Some(20),
+        "sha256" => Some(32),
+        _ => None,
+    }
+}
+
+fn hex_bytes(hex: &str) -> Option<Vec<u8>> {
+    if !hex.len().is_multiple_of(2) || !hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    {
+        return None;
+    }
+    (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok())
+        .collect()
+}
+
+/// A regular file opened for reading (never a FIFO or device).
+fn regular(path: &Path) -> Option<File> {
+    std::fs::symlink_metadata(path)
+        .ok()
+        .filter(std::fs::Metadata::is_file)?;
+    File::open(path).ok()
+}
+
+/// How many inflated bytes are enough for a commit's `tree` line (with a
+/// loose object's header before it).
+const PREFIX: u64 = 128;
+
+/// The first [`PREFIX`] inflated bytes of the zlib stream at `offset`.
+fn inflate_prefix(file: File, offset: u64) -> Option<Vec<u8>> {
+    struct At {
+        file: File,
+        offset: u64,
+    }
+    impl Read for At {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.file.read_at(buf, self.offset)?;
+            self.offset += n as u64;
+            Ok(n)
+        }
+    }
+    let mut out = Vec::with_capacity(PREFIX as usize);
+    let reader =
+        flate2::read::ZlibDecoder::new(std::io::BufReader::with_capacity(512, At { file, offset }));
+    reader.take(PREFIX).read_to_end(&mut out).ok()?;
+    Some(out)
+}
+
+/// The commit `raw` inflated from the first pack whose index holds it:
+/// `Some(None)` when no pack does, `None` when a pack cannot be read as
+/// this reader reads them or holds the commit as a delta.
+fn in_packs(pack_dir: &Path, raw: &[u8]) -> Option<Option<Vec<u8>>> {
+    let entries = match std::fs::read_dir(pack_dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(None),
+        Err(_) => return None,
+    };
+    for entry in entries {
+        let path = entry.ok()?.path();
+        if path.extension().is_none_or(|e| e != "idx") {
+            continue;
+        }
+        if let Some(offset) = idx_lookup(&path, raw)? {
+            let pack = regular(&path.with_extension("pack"))?;
+            return pack_commit(pack, offset).map(Some);
+        }
+    }
+    Some(None)
+}
+
+/// The pack offset a version-2 pack index gives `raw`: `Some(None)` when
+/// it lists no such object, `None` when the file is not one this reader
+/// reads.
+fn idx_lookup(idx: &Path, raw: &[u8]) -> Option<Option<u64>> {
+    let file = regular(idx)?;
+    let len = file.metadata().ok()?.len();
+    let mut head = [0u8; 8 + 256 * 4];
+    file.read_exact_at(&mut head, 0).ok()?;
+    if head[..8] != [0xff, b't', b'O', b'c', 0, 0, 0, 2] {
+        return None;
+    }
+    let fan = |i: usize| -> u32 {
+        let at = 8 + i * 4;
+        u32::from_be_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]])
+    };
+    let total = u64::from(fan(255));
+    let hl = raw.len() as u64;
+    // Header, fan-out, names, CRCs, offsets, the pack's and its own hash.
+    if len < 8 + 1024 + total * (hl + 8) + 2 * hl {
+        return None;
+    }
+    let first = raw[0] as usize;
+    let mut lo = if first == 0 {
+        0
+    } else {
+        u64::from(fan(first - 1))
+    };
+    let mut hi = u64::from(fan(first));
+    if lo > hi || hi > total {
+        return None;
+    }
+    let mut name = vec![0u8; raw.len()];
+    let names = 8 + 1024;
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        file.read_exact_at(&mut name, names + mid * hl).ok()?;
+        match name.as_slice().cmp(raw) {
+            std::cmp::Ordering::Less => lo = mid + 1,
+            std::cmp::Ordering::Greater => hi = mid,
+            std::cmp::Ordering::Equal => {
+                let offsets = names + total * hl + total * 4;
+                let mut word = [0u8; 4];
+                file.read_exact_at(&mut word, offsets + mid * 4).ok()?;
+                let small = u32::from_be_bytes(word);
+                if small & 0x8000_0000 == 0 {
+                    return Some(Some(u64::from(small)));
+                }
+                let large = offsets + total * 4 + u64::from(small & 0x7fff_ffff) * 8;
+                let mut wide = [0u8; 8];
+                file.read_exact_at(&mut wide, large).ok()?;
+                return Some(Some(u64::from_be_bytes(wide)));
+            }
+        }
+    }
+    Some(None)
+}
+
+/// The inflated start of the commit stored whole at `offset` of a pack;
+/// `None` for any other entry (a delta, another kind of object).
+fn pack_commit(pack: File, offset: u64) -> Option<Vec<u8>> {
+    let mut header = [0u8; 16];
+    let n = pack.read_at(&mut header, offset).ok()?;
+    let mut at = 0;
+    let mut byte = *header.get(at)?;
+    // Type 1 is a commit; 6 and 7 are deltas.
+    if (byte >> 4) & 0x7 != 1 {
+        return None;
+    }
+    while byte & 0x80 != 0 {
+        at += 1;
+        if at >= n.min(header.len()) {
+            return None;
+        }
+        byte = header[at];
+    }
+    inflate_prefix(pack, offset + at as u64 + 1)
+}
+
+#[cfg(test)]
+#[path = "discover_tests.rs"]
+mod tests;
