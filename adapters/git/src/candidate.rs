@@ -247,22 +247,47 @@ impl Repo {
     /// Paths whose entries differ between two trees (a non-UTF-8 name is
     /// shown escaped, `\xNN` per invalid byte: these paths explain
     /// decisions, they are not keys, so a gate still answers).
+    ///
+    /// A pair whose raw diff the memo holds (announced, or read by the
+    /// server gate's batch) is answered from it: the same paths, each
+    /// after its metadata, with no process (issue 24: the replay check
+    /// asks the paths of every approval a push delivers, D-R145).
     pub fn changed_paths(&self, from: &TreeId, to: &TreeId) -> Result<Vec<RepoPath>, GitError> {
         const ARGS: &str = "diff-tree --name-only";
-        let out = self.run([
-            "diff-tree",
-            "-r",
-            "--ignore-submodules=none",
-            "-z",
-            "--no-renames",
-            "--no-ext-diff",
-            "--name-only",
-            from.as_str(),
-            to.as_str(),
-        ])?;
+        let raw = self.known_diff_output(crate::objects::DiffKind::Raw, from.as_str(), to.as_str());
+        let from_raw: Option<Vec<&[u8]>> = raw.as_deref().and_then(|raw| {
+            let mut fields = raw.split(|b| *b == 0).filter(|f| !f.is_empty());
+            let mut paths = Vec::new();
+            while let Some(meta) = fields.next() {
+                if !meta.starts_with(b":") {
+                    return None;
+                }
+                paths.push(fields.next()?);
+            }
+            Some(paths)
+        });
+        let out;
+        let paths: Vec<&[u8]> = match from_raw {
+            Some(paths) => paths,
+            None => {
+                out = self.run([
+                    "diff-tree",
+                    "-r",
+                    "--ignore-submodules=none",
+                    "-z",
+                    "--no-renames",
+                    "--no-ext-diff",
+                    "--name-only",
+                    from.as_str(),
+                    to.as_str(),
+                ])?;
+                split_z(&out).collect()
+            }
+        };
         // Diagnostic use only: a non-UTF-8 path is shown escaped rather than
         // turning a denial into a repository error.
-        split_z(&out)
+        paths
+            .into_iter()
             .map(|p| match std::str::from_utf8(p) {
                 Ok(_) => repo_path(ARGS, p),
                 Err(_) => {

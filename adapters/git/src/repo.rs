@@ -105,18 +105,28 @@ impl Repo {
     /// bare repository's `pre-receive` hook): a bare repository's git dir
     /// stands in for the root, and git runs there. A repository with a
     /// work tree is discovered as [`Repo::discover`] does.
+    ///
+    /// The same `rev-parse` says the object format (the server gate's
+    /// empty tree needs no `hash-object`).
     pub fn discover_allow_bare(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
-        let lines = rev_parse(&git, cwd, "--is-bare-repository")?;
+        let lines = rev_parse_with(&git, cwd, "--is-bare-repository", &["--show-object-format"])?;
         if lines.first().map(Vec::as_slice) != Some(&b"true"[..]) {
             return Self::discover(git, cwd);
         }
-        if lines.len() < 3 {
+        if lines.len() < 4 {
             return Err(GitError::Parse {
                 args: "rev-parse --is-bare-repository --git-dir --git-common-dir".into(),
                 detail: "missing lines".into(),
             });
         }
-        Ok(Self::from_lines(git, &lines[1], &lines[1], &lines[2]))
+        let repo = Self::from_lines(git, &lines[1], &lines[1], &lines[2]);
+        if let Ok(format) = std::str::from_utf8(&lines[3])
+            && crate::objects::empty_tree_of(format).is_some()
+            && let Ok(mut f) = repo.shared().object_format.lock()
+        {
+            *f = Some(format.to_string());
+        }
+        Ok(repo)
     }
 
     fn from_lines(git: GitCli, root: &[u8], git_dir: &[u8], common_dir: &[u8]) -> Self {
@@ -272,15 +282,11 @@ impl Repo {
 }
 
 /// `git rev-parse --path-format=absolute <first> --git-dir --git-common-dir`
-/// in `cwd`, as lines: a directory that is not in a repository is
-/// [`GitError::NotARepository`]; any other refusal is
-/// [`GitError::Failed`] with git's own text.
-fn rev_parse(git: &GitCli, cwd: &Path, first: &str) -> Result<Vec<Vec<u8>>, GitError> {
-    rev_parse_with(git, cwd, first, &[])
-}
-
-/// [`rev_parse`] with `tail` after its arguments (`--verify -q <rev>`:
-/// git exits 1, its other lines printed, when the revision names nothing).
+/// and `tail` in `cwd`, as lines: a directory that is not in a repository
+/// is [`GitError::NotARepository`]; any other refusal is
+/// [`GitError::Failed`] with git's own text. With `--verify -q <rev>` in
+/// `tail`, git exits 1, its other lines printed, when the revision names
+/// nothing: that is no failure.
 fn rev_parse_with(
     git: &GitCli,
     cwd: &Path,
@@ -302,7 +308,7 @@ fn rev_parse_with(
     ];
     args.extend(tail.iter().map(Into::into));
     let out = git.output(cwd, &args, &[], None)?;
-    let verify_missed = !tail.is_empty() && out.status.code() == Some(1);
+    let verify_missed = tail.contains(&"--verify") && out.status.code() == Some(1);
     if !out.status.success() && !verify_missed {
         let stderr = String::from_utf8_lossy(&out.stderr);
         // Only git's own "not a git repository" is one; anything else

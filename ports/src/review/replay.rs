@@ -30,7 +30,7 @@ const MAX_PRIOR_NOTES: usize = 64;
 const MAX_FLOODED_NOTES: usize = 1_000_000;
 
 /// How many commits that change something a CI form reads from a ref's
-/// history for earlier deliveries ([`Priors::NotesAndHistory`]).
+/// history for earlier deliveries (D-R125, D-R145).
 pub(super) const MAX_HISTORY_PRIORS: usize = 1_000;
 
 /// How many commits of a ref's history a CI form lists at first to find
@@ -39,24 +39,6 @@ pub(super) const MAX_HISTORY_PRIORS: usize = 1_000;
 /// changing commits are found and the history goes on, the listing is
 /// doubled, with no cap on the commits read (D-R125).
 pub(super) const MAX_HISTORY_LISTED: usize = 10_000;
-
-/// Where the replay check learns of an approval's earlier deliveries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Priors {
-    /// The notes that name the approval: the server hook, where the notes
-    /// ref only grows, so a note once there stays. A search that reaches
-    /// [`MAX_PRIOR_NOTES`] reads as [`Priors::NotesAndHistory`] does
-    /// (D-R137).
-    Notes,
-    /// Those notes and the ref's own history (its newest
-    /// [`MAX_HISTORY_PRIORS`] commits that change something, and every
-    /// commit the update brings): a CI form, where the notes ref is any
-    /// pusher's to rewrite (a forge runs no hook guarding it), so a
-    /// dropped note must not unspend an approval. A commit there that
-    /// delivered the same trees, or exactly what the approval approved, is
-    /// an earlier delivery whatever its note says (red team round 2).
-    NotesAndHistory,
-}
 
 /// A commit and what it delivered (its parent's tree, its tree).
 type Delivered = (CommitId, (TreeId, TreeId));
@@ -432,15 +414,21 @@ impl Composed {
 /// repository does not hold (a rebased-away commit's, or junk) names no
 /// delivery: no ref's history can hold it. Every lineage is searched for at
 /// once (one search of the notes tree), and a short answer is an error,
-/// never "named nowhere". With [`Priors::NotesAndHistory`] the ref's own
-/// history counts too.
+/// never "named nowhere". The ref's own history counts too, at the hook
+/// as in a CI form (D-R145): its newest [`MAX_HISTORY_PRIORS`] commits
+/// that change something, and every commit the update brings. A commit
+/// there that delivered the same trees, or exactly what the approval
+/// approved, is an earlier delivery whatever its note says: in a CI form
+/// the notes ref is any pusher's to rewrite (red team round 2), and at the
+/// hook a delivery's bundle may sit on another commit's note, or its notes
+/// update may have failed after the hook allowed a push without
+/// `--atomic` (red team round 6).
 pub(super) fn replayed<G, S, P>(
     git: &G,
     scratch: &S,
     notes: &CommitId,
     judged: &[&ReceiveUpdate],
     decision: &GateDecision,
-    priors_from: Priors,
     signature_policy: &P,
 ) -> Result<Option<ReceiveDenial>, TransportError>
 where
@@ -504,11 +492,6 @@ where
             .get(l.as_str())
             .is_some_and(|n| n.len() >= MAX_FLOODED_NOTES)
     };
-    let priors_from = if flooded {
-        Priors::NotesAndHistory
-    } else {
-        priors_from
-    };
     if named_each.len() != needles.len() {
         let short: AdapterError = format!(
             "the notes search answered for {} of {} lineages",
@@ -553,16 +536,14 @@ where
                 .filter(|c| **c != delivery.commit)
                 .filter_map(|c| Some((c.clone(), noted.get(c)?.clone()?)))
                 .collect();
-            if !commits.is_empty() || priors_from == Priors::NotesAndHistory {
-                let approved = scratch.load(lineage)?.map(|r| {
-                    let s = r.state();
-                    (
-                        s.snapshot().base_tree.clone(),
-                        s.final_candidate_tree().clone(),
-                    )
-                });
-                named.push((lineage.clone(), approved, commits));
-            }
+            let approved = scratch.load(lineage)?.map(|r| {
+                let s = r.state();
+                (
+                    s.snapshot().base_tree.clone(),
+                    s.final_candidate_tree().clone(),
+                )
+            });
+            named.push((lineage.clone(), approved, commits));
         }
         if named.is_empty() {
             continue;
@@ -586,37 +567,35 @@ where
             }));
         }
         for landing in landings_of(delivery) {
-            // The ref's history in a CI form: the window below the old tip
+            // The ref's history (D-R145): the window below the old tip
             // (the new tip's, for a new ref), whose commits all come before
             // this delivery, and what the update brings beside it.
             let mut history: Vec<(&Delivered, bool)> = Vec::new();
-            if priors_from == Priors::NotesAndHistory {
-                let below = landing.old.unwrap_or(&landing.new);
-                if !windows.contains_key(below) {
-                    windows.insert(below.clone(), history_priors(git, below)?);
-                }
-                if let Some(old) = landing.old {
-                    let key = (landing.new.clone(), old.clone());
-                    if !brought.contains_key(&key) {
-                        let listed = git.range(
-                            &landing.new,
-                            std::slice::from_ref(old),
-                            &RemoteScope::None,
-                            MAX_HISTORY_LISTED,
-                        )?;
-                        brought.insert(key.clone(), changing(git, &listed, usize::MAX)?);
-                    }
-                    history.extend(brought.get(&key).into_iter().flatten().map(|d| (d, false)));
-                }
-                let settled = landing.old.is_some();
-                history.extend(
-                    windows
-                        .get(below)
-                        .into_iter()
-                        .flatten()
-                        .map(|d| (d, settled)),
-                );
+            let below = landing.old.unwrap_or(&landing.new);
+            if !windows.contains_key(below) {
+                windows.insert(below.clone(), history_priors(git, below)?);
             }
+            if let Some(old) = landing.old {
+                let key = (landing.new.clone(), old.clone());
+                if !brought.contains_key(&key) {
+                    let listed = git.range(
+                        &landing.new,
+                        std::slice::from_ref(old),
+                        &RemoteScope::None,
+                        MAX_HISTORY_LISTED,
+                    )?;
+                    brought.insert(key.clone(), changing(git, &listed, usize::MAX)?);
+                }
+                history.extend(brought.get(&key).into_iter().flatten().map(|d| (d, false)));
+            }
+            let settled = landing.old.is_some();
+            history.extend(
+                windows
+                    .get(below)
+                    .into_iter()
+                    .flatten()
+                    .map(|d| (d, settled)),
+            );
             let mut approvals = Vec::new();
             for (lineage, approved, commits) in &named {
                 let spends = |t: &(TreeId, TreeId)| *t == trees || approved.as_ref() == Some(t);
@@ -641,18 +620,25 @@ where
                 // the approval (D-R134), once it is known to come first.
                 for ((c, prior_trees), settled, noted) in candidates {
                     let by_trees = spends(prior_trees);
-                    // A CI form asks a commit of the history window that
-                    // has no note at all too (D-R141): there the notes ref
-                    // is any pusher's to rewrite, so a dropped note must
-                    // not unspend an approval delivered through a rebase
-                    // proof. A commit whose note names another approval
+                    // A commit of the history window whose note names no
+                    // approval it delivered is asked too (D-R141, at the
+                    // hook as well since D-R145): a dropped, missing or
+                    // misplaced note must not unspend an approval
+                    // delivered through a rebase proof. A commit whose note names another approval
                     // delivered that one (a change made again through a
                     // fresh review is not a replay).
                     let carries = !by_trees
                         && match approved {
                             Some(a) if noted => carried.carries(git, prior_trees, a)?,
-                            Some(a) if priors_from == Priors::NotesAndHistory => {
+                            Some(a) => {
                                 may_carry.may(git, prior_trees, a)?
+                                    // Where a commit the update brings sits
+                                    // is an ancestry walk, what it carried a
+                                    // diff: one after the delivery (it keeps
+                                    // the approved bytes) is no earlier
+                                    // delivery, asked first (D-R145).
+                                    && (settled
+                                        || ancestry.before(c, &delivery.commit, landing)?)
                                     && !delivered_another(
                                         git,
                                         notes,

@@ -591,21 +591,10 @@ where
     if let Some(r) = notes_denial(decision.allows(), &read) {
         return Ok(PreReceive::Denied(ReceiveDenial::of_refused(r)));
     }
-    let priors = match scope {
-        ReceiveScope::Hook { .. } => super::replay::Priors::Notes,
-        ReceiveScope::Range => super::replay::Priors::NotesAndHistory,
-    };
     if decision.allows()
         && let Some(n) = &notes
-        && let Some(d) = super::replay::replayed(
-            git,
-            scratch,
-            n,
-            &judged,
-            &decision,
-            priors,
-            &signature_policy,
-        )?
+        && let Some(d) =
+            super::replay::replayed(git, scratch, n, &judged, &decision, &signature_policy)?
     {
         return Ok(PreReceive::Denied(d));
     }
@@ -878,15 +867,9 @@ where
             new: Some(head_c.clone()),
             refname: head.to_string(),
         };
-        if let Some(d) = super::replay::replayed(
-            git,
-            scratch,
-            n,
-            &[&merged],
-            &pr.decision,
-            super::replay::Priors::NotesAndHistory,
-            &signature_policy,
-        )? {
+        if let Some(d) =
+            super::replay::replayed(git, scratch, n, &[&merged], &pr.decision, &signature_policy)?
+        {
             return Ok(Err(d));
         }
     }

@@ -652,10 +652,12 @@ pub fn land_reviewed_commit(f: &Fixture, server: &Path, inputs: &Path, commit: &
 }
 
 /// The next step an `approval_spent` denial names: `HEAD` amended with
-/// other bytes (`src/lexer.rs`), reviewed as committed and pushed; it
-/// lands on `server`'s `main`.
+/// other bytes (`src/amended.rs`, which no other helper writes: bytes an
+/// earlier delivery of the history also delivered would be spent by it,
+/// D-R145), reviewed as committed and pushed; it lands on `server`'s
+/// `main`.
 pub fn amend_with_other_bytes_and_land(f: &Fixture, server: &Path, inputs: &Path) {
-    f.write("src/lexer.rs", "fn lex() {}\n").unwrap();
+    f.write("src/amended.rs", "fn amended() {}\n").unwrap();
     f.git(&["add", "-A"]).unwrap();
     f.git(&["commit", "-q", "--amend", "--no-edit", "--no-verify"])
         .unwrap();

@@ -1,0 +1,142 @@
+//! Red team round 6: a delivery the server holds with no note naming its
+//! approval, on a real bare remote with the server hook. Its approval was
+//! still spent by it: a replay of the same change is refused, whichever way
+//! the note went missing, and the legitimate flows beside it land.
+
+mod support;
+
+use std::path::Path;
+
+use probity_git::fixture::Fixture;
+use support::*;
+
+fn push_no_verify(f: &Fixture, args: &[&str]) -> Result<(), String> {
+    let mut all = vec!["push", "-q", "--no-verify"];
+    all.extend_from_slice(args);
+    f.git(&all).map(|_| ()).map_err(|e| e.to_string())
+}
+
+fn note_of(f: &Fixture, cwd: &Path, commit: &str) -> Option<Vec<u8>> {
+    f.git_in(cwd, &["notes", "--ref=probity", "show", commit])
+        .ok()
+}
+
+/// The maintainer reverts the delivered change (reviewed, pushed), and the
+/// agent brings it back by reverting the revert, with `note_from`'s note
+/// (the bundle that approved the change): the server refuses it
+/// `approval_spent` naming `delivered`; the next step the denial names,
+/// the change with other bytes reviewed as committed, lands.
+fn revert_then_replay_is_refused(
+    f: &Fixture,
+    server: &Path,
+    inputs: &Path,
+    delivered: &str,
+    note_from: &str,
+) {
+    f.git(&["revert", "--no-edit", "--no-commit", delivered])
+        .unwrap();
+    let revert = commit_all(f, "revert the change");
+    let st = probity_ok(f.root(), &["start", "--commit", &revert]);
+    approve_started(f.root(), inputs, &st.json);
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    assert_eq!(rev(f, server, "main").as_deref(), Some(revert.as_str()));
+    let replay = revert_head(f, "bring it back");
+    assert_eq!(
+        rev(f, f.root(), &format!("{replay}^{{tree}}")),
+        rev(f, f.root(), &format!("{delivered}^{{tree}}"))
+    );
+    f.git(&["notes", "--ref=probity", "copy", "-f", note_from, &replay])
+        .unwrap();
+    let err = push_no_verify(f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("approval_spent"), "{err}");
+    assert!(err.contains(delivered), "{err}");
+    assert_eq!(rev(f, server, "main"), Some(revert));
+    amend_with_other_bytes_and_land(f, server, inputs);
+}
+
+/// Finding 1: the agent pushes its reviewed commit with the bundle moved to
+/// the note of an empty commit on top. The delivery lands (its authority
+/// is in the push), but no note names its approval on the delivering
+/// commit: the hook's search of the notes finds only the empty commit,
+/// which delivered nothing. The ref's own history holds the delivery.
+#[test]
+fn a_delivery_whose_bundle_sat_on_a_siblings_note_still_spends_its_approval() {
+    let (f, _dir, server) = hooked_origin();
+    write_medium_change(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    approve_live(f.root(), inputs.path());
+    let delivered = commit_all(&f, "the reviewed change");
+    f.git(&[
+        "commit",
+        "-q",
+        "--allow-empty",
+        "--no-verify",
+        "-m",
+        "empty",
+    ])
+    .unwrap();
+    let sibling = rev(&f, f.root(), "HEAD").unwrap();
+    probity_ok(f.root(), &["publish"]);
+    f.git(&["notes", "--ref=probity", "copy", "-f", &delivered, &sibling])
+        .unwrap();
+    f.git(&["notes", "--ref=probity", "remove", &delivered])
+        .unwrap();
+    push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap();
+    assert_eq!(rev(&f, &server, "main"), Some(sibling.clone()));
+    assert_eq!(note_of(&f, &server, &delivered), None);
+    revert_then_replay_is_refused(&f, &server, inputs.path(), &delivered, &sibling);
+}
+
+/// Finding 2: a push without `--atomic` whose notes update lost a race
+/// after the hook allowed it (git updates each ref on its own): the
+/// protected branch moved, the note never reached the server. Shown here
+/// by putting the server's notes back as the race left them. The agent,
+/// who kept the note, replays the change after its revert.
+#[test]
+fn a_delivery_whose_note_never_reached_the_server_still_spends_its_approval() {
+    let (f, _dir, server) = hooked_origin();
+    write_medium_change(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let notes_before = rev(&f, &server, "refs/notes/probity");
+    let delivered = deliver_reviewed(&f, inputs.path());
+    assert_eq!(rev(&f, &server, "main"), Some(delivered.clone()));
+    // What the lost race leaves: the server's notes as they were.
+    let kept = note_of(&f, f.root(), &delivered).unwrap();
+    match &notes_before {
+        Some(old) => f.git_in(&server, &["update-ref", "refs/notes/probity", old]),
+        None => f.git_in(&server, &["update-ref", "-d", "refs/notes/probity"]),
+    }
+    .unwrap();
+    assert_eq!(note_of(&f, &server, &delivered), None);
+    // The agent adopts the server's notes, as its next fetch would, and
+    // keeps the delivery's note aside on a commit of its own.
+    f.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/notes/probity:refs/notes/probity",
+    ])
+    .or_else(|_| f.git(&["update-ref", "-d", "refs/notes/probity"]))
+    .unwrap();
+    let revert = reviewed_revert(&f, inputs.path());
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    assert_eq!(rev(&f, &server, "main"), Some(revert));
+    let replay = revert_head(&f, "bring it back");
+    let note = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(note.path(), &kept).unwrap();
+    f.git(&[
+        "notes",
+        "--ref=probity",
+        "add",
+        "-f",
+        "-F",
+        note.path().to_str().unwrap(),
+        &replay,
+    ])
+    .unwrap();
+    let err =
+        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("approval_spent"), "{err}");
+    assert!(err.contains(&delivered), "{err}");
+    amend_with_other_bytes_and_land(&f, &server, inputs.path());
+}
