@@ -362,8 +362,7 @@ pub fn filter_text(
     max_bytes: u64,
 ) -> Result<Filtered, FilterError> {
     let mut f = Findings::default();
-    let normalized = canonical_body(source);
-    let safe = unicode_safety(&normalized, &mut f)?;
+    let safe = canonical_unicode_safety(source, &mut f)?;
     let (red, is_rejected) = secure(creds, &safe, &mut f)?;
     if is_rejected {
         return Ok(rejected(f));
@@ -391,7 +390,8 @@ pub fn filter_text(
             return Ok(rejection);
         }
     }
-    Ok(finish(text, &normalized, truncated, f))
+    let unchanged = is_canonical_body(&text, source);
+    Ok(finish(text, unchanged, truncated, f))
 }
 
 /// The injection re-scan of bytes the bound changed: `Some(rejected)` when
@@ -410,11 +410,12 @@ fn rescan(
     Ok(Some(rejected(std::mem::take(f))))
 }
 
-/// The outcome of a filter run that emits bytes.
-fn finish(text: String, normalized: &str, truncated: bool, findings: Findings) -> Filtered {
+/// The outcome of a filter run that emits bytes; `unchanged`: whether
+/// `text` is the normalized source.
+fn finish(text: String, unchanged: bool, truncated: bool, findings: Findings) -> Filtered {
     let status = if truncated {
         FilterStatus::Truncated
-    } else if text != normalized {
+    } else if !unchanged {
         FilterStatus::Modified
     } else {
         FilterStatus::Unchanged
@@ -451,7 +452,8 @@ pub(crate) fn filter_display(
             return Ok(rejection);
         }
     }
-    Ok(finish(text, &normalized, truncated, f))
+    let unchanged = text == normalized;
+    Ok(finish(text, unchanged, truncated, f))
 }
 
 /// Structural values (IDs, paths, host, repository) pass the complete
