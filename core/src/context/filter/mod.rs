@@ -298,14 +298,22 @@ impl CredentialRegistry {
 /// The redaction and injection stages over an already Unicode-safe value.
 /// The keyword prefilter runs once, over `safe`; the injection stage reuses
 /// it for the redacted text, searching again only around the masks.
+/// Returns `safe` itself (not a copy) when nothing is redacted.
 fn secure<'a>(
     creds: &CredentialRegistry,
-    safe: &'a str,
+    safe: Cow<'a, str>,
     f: &mut Findings,
 ) -> Result<(Cow<'a, str>, bool), FilterError> {
     let e = engine_for(creds.version)?;
-    let t = triggered(e, safe);
-    let (red, edits) = redact(e, creds, safe, &t, f);
+    let t = triggered(e, &safe);
+    let (red, edits) = match redact(e, creds, &safe, &t, f) {
+        (Cow::Owned(out), edits) => (Some(out), edits),
+        (Cow::Borrowed(_), edits) => (None, edits),
+    };
+    let red = match red {
+        Some(out) => Cow::Owned(out),
+        None => safe,
+    };
     let t = if edits.is_empty() {
         t
     } else {
@@ -363,7 +371,7 @@ pub fn filter_text(
 ) -> Result<Filtered, FilterError> {
     let mut f = Findings::default();
     let safe = canonical_unicode_safety(source, &mut f)?;
-    let (red, is_rejected) = secure(creds, &safe, &mut f)?;
+    let (red, is_rejected) = secure(creds, safe, &mut f)?;
     if is_rejected {
         return Ok(rejected(f));
     }
@@ -437,7 +445,7 @@ pub(crate) fn filter_display(
     let mut f = Findings::default();
     let normalized = line_endings(source);
     let safe = unicode_safety(&normalized, &mut f)?;
-    let (red, is_rejected) = secure(creds, &safe, &mut f)?;
+    let (red, is_rejected) = secure(creds, safe, &mut f)?;
     if is_rejected {
         return Ok(rejected(f));
     }
