@@ -415,6 +415,28 @@ pub(super) struct RunMemo {
     run: Option<(usize, usize, bool)>,
 }
 
+/// `NAME_BYTES[c] & NAME`: `c` is a name byte, `[A-Za-z0-9_.-]`.
+pub(super) const NAME: u8 = 1;
+/// `NAME_BYTES[c] & NAME_OR_SPACE`: `c` is a name byte or a space (a JSON
+/// key's name run).
+pub(super) const NAME_OR_SPACE: u8 = 2;
+/// Each byte's `NAME` and `NAME_OR_SPACE` bits (a table lookup per byte of
+/// a name run, instead of a chain of range tests).
+pub(super) const NAME_BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-' {
+            t[c] = NAME | NAME_OR_SPACE;
+        } else if b == b' ' {
+            t[c] = NAME_OR_SPACE;
+        }
+        c += 1;
+    }
+    t
+};
+
 /// Whether the keyword occurrence `start..end` of `s` may lie in a match of
 /// a keyword-line detector whose matches are followed as `follow` says (a
 /// necessary condition; `Follow::Any` accepts everything).
@@ -435,9 +457,6 @@ fn keyword_may_match(
     let b = s.as_bytes();
     let at = |i: usize| b.get(i).copied();
     let blank = |c: Option<u8>| matches!(c, Some(b' ' | b'\t'));
-    let name = |c: u8, space: bool| {
-        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-') || (space && c == b' ')
-    };
     let run_end = |space: bool| -> (usize, Option<bool>) {
         if let Some((from, e, verdict)) = memo.run
             && from <= end
@@ -445,11 +464,13 @@ fn keyword_may_match(
         {
             return (e, Some(verdict));
         }
-        let mut i = end;
-        while at(i).is_some_and(|c| name(c, space)) {
-            i += 1;
-        }
-        (i, None)
+        let bit = if space { NAME_OR_SPACE } else { NAME };
+        let rest = b.get(end..).unwrap_or_default();
+        let n = rest
+            .iter()
+            .position(|&c| NAME_BYTES[usize::from(c)] & bit == 0)
+            .unwrap_or(rest.len());
+        (end + n, None)
     };
     match follow {
         Follow::Any => true,

@@ -763,3 +763,14 @@ fn unicode_folds_of_s_and_k_are_left_to_the_regex() {
 fn iban_lengths_are_sorted_for_the_binary_search() {
     assert!(IBAN_LENGTHS.windows(2).all(|w| w[0].0 < w[1].0));
 }
+
+/// The name-run table is the byte tests it replaced.
+#[test]
+fn name_byte_table_is_the_name_class() {
+    for c in 0..=255u8 {
+        let name = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+        let byte = NAME_BYTES[usize::from(c)];
+        assert_eq!(byte & NAME != 0, name, "{c}");
+        assert_eq!(byte & NAME_OR_SPACE != 0, name || c == b' ', "{c}");
+    }
+}
