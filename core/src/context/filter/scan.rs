@@ -195,25 +195,32 @@ pub(super) fn digit_scan(s: &str) -> DigitScan {
     // its start, digit count and the end of its last run.
     let (mut chain_start, mut chain_digits, mut chain_end) = (0usize, 0usize, usize::MAX);
     let mut chain_reported = false;
-    let mut i = 0;
-    while let Some(a) = next_digit(b, i) {
+    let mut next = next_digit(b, 0);
+    while let Some(a) = next {
         let mut z = a + 1;
         while z < b.len() && b[z].is_ascii_digit() {
             z += 1;
         }
         let len = z - a;
-        // SSN shape, dashes or spaces in either place.
-        if len >= 3 && groups_follow(b, z, b"- ", &[2, 4]) {
-            out.ssn.push(z - 3);
-        }
-        if len >= 4 && groups_follow(b, z, b".", &[4, 4, 1]) {
-            out.dotted.push(z - 4);
-        }
-        if len >= 3 && groups_follow(b, z, b".", &[2, 4]) {
-            out.ssn_dot.push(z - 3);
-        }
-        if len >= 4 && groups_follow(b, z, b"/", &[4, 4, 1]) {
-            out.slashed.push(z - 4);
+        // Each shape's first separator is the byte after the run: only the
+        // shapes it can start are checked.
+        match b.get(z) {
+            // SSN shape, dashes or spaces in either place.
+            Some(b'-' | b' ') if len >= 3 && groups_follow(b, z, b"- ", &[2, 4]) => {
+                out.ssn.push(z - 3);
+            }
+            Some(b'.') => {
+                if len >= 4 && groups_follow(b, z, b".", &[4, 4, 1]) {
+                    out.dotted.push(z - 4);
+                }
+                if len >= 3 && groups_follow(b, z, b".", &[2, 4]) {
+                    out.ssn_dot.push(z - 3);
+                }
+            }
+            Some(b'/') if len >= 4 && groups_follow(b, z, b"/", &[4, 4, 1]) => {
+                out.slashed.push(z - 4);
+            }
+            _ => {}
         }
         if len >= 2 && a >= 2 && b[a - 1].is_ascii_alphabetic() && b[a - 2].is_ascii_alphabetic() {
             out.iban.push((a - 2, a + 2));
@@ -232,7 +239,13 @@ pub(super) fn digit_scan(s: &str) -> DigitScan {
             out.card.push(chain_start);
             chain_reported = true;
         }
-        i = z;
+        // `b[z]` is no digit; runs one byte apart (a timestamp's) are
+        // common, so the byte after it is tried before the word scan.
+        next = if b.get(z + 1).is_some_and(u8::is_ascii_digit) {
+            Some(z + 1)
+        } else {
+            next_digit(b, z + 1)
+        };
     }
     out
 }
