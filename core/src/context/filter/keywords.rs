@@ -210,7 +210,10 @@ impl KeywordDfa {
         // `(i * q, (i + 1) * q]` (lane 3: up to the text's end).
         let len = q + w;
         let (o1, o2, o3) = (q - w, 2 * q - w, 3 * q - w);
-        let mut later: [Vec<(u16, usize)>; LANES - 1] = Default::default();
+        // Room for an event every 32 bytes (about twice what prose
+        // holds): most texts then need no reallocation.
+        let mut later: [Vec<(u16, usize)>; LANES - 1] =
+            std::array::from_fn(|_| Vec::with_capacity(q / 32 + 4));
         let s3 = self.lanes(
             [
                 &hay[..len],

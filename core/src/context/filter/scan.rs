@@ -33,9 +33,15 @@ pub(super) type Ranges = Vec<(usize, usize)>;
 /// byte is outside the class no run starts in `i..i + min` and the scan
 /// skips ahead (text rarely has long runs, so most bytes are never read).
 pub(super) fn class_runs(s: &str, class: &ByteClass, min: usize) -> Ranges {
-    let b = s.as_bytes();
-    let min = min.max(1);
     let mut out = Vec::new();
+    push_class_runs(s.as_bytes(), class, min, 0, &mut out);
+    out
+}
+
+/// Appends `class_runs` of `b` to `out`, each moved by `base` (`b` starts
+/// at `base` in the text).
+fn push_class_runs(b: &[u8], class: &ByteClass, min: usize, base: usize, out: &mut Ranges) {
+    let min = min.max(1);
     // Invariant: `i == 0` or `b[i - 1]` is outside the class, so a run of
     // the class that reaches `i` starts at `i`.
     let mut i = 0;
@@ -55,10 +61,9 @@ pub(super) fn class_runs(s: &str, class: &ByteClass, min: usize) -> Ranges {
         while end < b.len() && class.has(b[end]) {
             end += 1;
         }
-        out.push((start, end));
+        out.push((base + start, base + end));
         i = end + 1;
     }
-    out
 }
 
 /// The maximal runs of at least `min` bytes of `class` that lie in the
@@ -75,8 +80,7 @@ pub(super) fn runs_within(
     let mut out = Vec::new();
     for &(a, z) in outer {
         if z - a >= min {
-            let runs = class_runs(&s[a..z], class, min);
-            out.extend(runs.into_iter().map(|(x, y)| (a + x, a + y)));
+            push_class_runs(&s.as_bytes()[a..z], class, min, a, &mut out);
         }
     }
     out
@@ -409,7 +413,7 @@ pub(super) fn keyword_starts_that_may_match(
     s: &str,
     hits: &[(usize, usize)],
 ) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::new();
+    let mut out: Vec<usize> = Vec::with_capacity(hits.len());
     let mut memo = RunMemo::default();
     for &(a, z) in hits {
         if out.last() != Some(&a) && keyword_may_match(follow, s, a, z, &mut memo) {
