@@ -242,12 +242,14 @@ pub(super) fn unicode_safety<'a>(
 /// `unicode_safety`). Borrows `s` when it is already a canonical body with
 /// nothing to strip.
 ///
-/// Stripping reads CR and LF the same way before and after line endings
-/// are normalized: both are removed by nothing and end no escape sequence
-/// but an OSC-type one that runs to the end of the text, which then also
-/// takes the canonical trailing line feed. `canonical_body` keeps the text
-/// up to its last byte that is neither CR nor LF (such a byte never ends a
-/// CRLF pair), normalized, then one line feed.
+/// Stripping treats a CR as it treats the LF it becomes: neither is
+/// removed, neither is a byte of a CSI sequence or after a lone ESC (both
+/// stop there), and neither terminates an OSC-type sequence (only BEL or
+/// ESC `\` do). So every sequence covers the same bytes either way, except
+/// that an OSC-type sequence left open runs to the end of the text and then
+/// also takes the canonical trailing line feed. `canonical_body` keeps the
+/// text up to its last byte that is neither CR nor LF (such a byte never
+/// ends a CRLF pair), normalized, then one line feed.
 pub(super) fn canonical_unicode_safety<'a>(
     s: &'a str,
     f: &mut Findings,
