@@ -12,15 +12,20 @@
 //! state (match states are numbered last, so a state is a match state when
 //! it is at least the first of them). States are premultiplied 16-bit
 //! offsets into a table of 2^16 entries (plus one row of slack, so that a
-//! state plus a class always indexes it).
+//! state plus a class always indexes it) whose first 256 entries are the
+//! byte classes: both loads of a step use the one base address (fewer
+//! registers in the four-lane loop).
 
 use std::collections::BTreeMap;
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::{Anchored, MatchKind};
 
-/// The entries a table may hold: every premultiplied state is a `u16`.
+/// The entries a table may hold: every state is a `u16`.
 const ENTRIES: usize = 1 << 16;
+/// Where the transitions start in the table: its first 256 entries are the
+/// byte classes, so that one base address serves both loads of a step.
+const CLASSES: usize = 256;
 /// The table's length: `ENTRIES` plus a row of slack, so that any `u16`
 /// state plus any `u8` class indexes it without a bounds check.
 const TABLE: usize = ENTRIES + 256;
@@ -29,12 +34,12 @@ const TABLE: usize = ENTRIES + 256;
 const LANE_MIN: usize = 64;
 
 pub(super) struct KeywordDfa {
-    /// Byte to equivalence class (bytes no state tells apart share one).
-    classes: [u8; 256],
-    /// The number of classes: state `k` is stored at `k * stride`.
+    /// The number of classes: state `k` is stored at `CLASSES + k * stride`.
     stride: u32,
-    /// `trans[state + class]`: the successor, premultiplied.
-    trans: Box<[u16; TABLE]>,
+    /// `table[b]` for a byte `b`: its equivalence class (bytes no state
+    /// tells apart share one). `table[state + class]`: the successor, a
+    /// state (premultiplied, offset by `CLASSES`).
+    table: Box<[u16; TABLE]>,
     start: u16,
     /// Match states are the states from here on (not premultiplied).
     first_match: usize,
@@ -111,7 +116,7 @@ impl KeywordDfa {
             }
         }
         let first_match = is_match.iter().filter(|m| !**m).count();
-        if order.len() * stride > ENTRIES {
+        if CLASSES + order.len() * stride > ENTRIES {
             return Err(format!(
                 "the keyword table has more than 2^16 entries ({} states, {stride} classes)",
                 order.len()
@@ -119,14 +124,17 @@ impl KeywordDfa {
         }
         let to_u32 = |v: usize| u32::try_from(v).map_err(|_| "table too large".to_owned());
         // Below 2^16, checked above.
-        let state = |id: usize| u16::try_from(id * stride).unwrap_or(0);
+        let state = |id: usize| u16::try_from(CLASSES + id * stride).unwrap_or(0);
         let mut trans = vec![0u16; TABLE];
+        for (b, &c) in classes.iter().enumerate() {
+            trans[b] = u16::from(c);
+        }
         let mut matches = vec![Vec::new(); order.len() - first_match];
         for (k, row) in rows.iter().enumerate() {
             let id = renumber[k];
             for (c, &b) in representative.iter().enumerate() {
                 let next = state(renumber[row[b]]);
-                trans[id * stride + c] = next;
+                trans[CLASSES + id * stride + c] = next;
             }
             if is_match[k] {
                 let sid = order[k];
@@ -139,17 +147,16 @@ impl KeywordDfa {
                 matches[id - first_match] = list;
             }
         }
-        let trans: Box<[u16; TABLE]> = trans
+        let table: Box<[u16; TABLE]> = trans
             .into_boxed_slice()
             .try_into()
             .map_err(|_| "the keyword table has a fixed length".to_owned())?;
         Ok(KeywordDfa {
-            classes,
             stride: to_u32(stride)?,
-            trans,
+            table,
             start: state(renumber[0]),
             first_match,
-            match_from: u16::try_from(first_match * stride).unwrap_or(u16::MAX),
+            match_from: u16::try_from(CLASSES + first_match * stride).unwrap_or(u16::MAX),
             matches,
             max_len: patterns.iter().map(String::len).max().unwrap_or(0),
             #[cfg(test)]
@@ -201,7 +208,7 @@ impl KeywordDfa {
         const LANES: usize = 4;
         let q = hay.len() / LANES;
         let w = self.max_len;
-        let index = |s: u16| usize::from(s) / self.stride as usize - self.first_match;
+        let index = |s: u16| (usize::from(s) - CLASSES) / self.stride as usize - self.first_match;
         if q < w.max(LANE_MIN) {
             self.walk(self.start, hay, 0, |s, end| f(index(s), end));
             return;
@@ -210,7 +217,10 @@ impl KeywordDfa {
         // `(i * q, (i + 1) * q]` (lane 3: up to the text's end).
         let len = q + w;
         let (o1, o2, o3) = (q - w, 2 * q - w, 3 * q - w);
-        let mut later: [Vec<(u16, usize)>; LANES - 1] = Default::default();
+        // Room for an event every 32 bytes (about twice what prose
+        // holds): most texts then need no reallocation.
+        let mut later: [Vec<(u16, usize)>; LANES - 1] =
+            std::array::from_fn(|_| Vec::with_capacity(q / 32 + 4));
         let s3 = self.lanes(
             [
                 &hay[..len],
@@ -272,9 +282,10 @@ impl KeywordDfa {
 
     #[inline(always)]
     fn step(&self, s: u16, b: u8) -> u16 {
-        // A `u16` state plus a `u8` class is below `TABLE`: no bounds
-        // check.
-        self.trans[usize::from(s) + usize::from(self.classes[usize::from(b)])]
+        // A byte, and a `u16` state plus a class (below 256), are below
+        // `TABLE`: no bounds check.
+        let class = self.table[usize::from(b)] & 0xFF;
+        self.table[usize::from(s) + usize::from(class)]
     }
 
     /// Walks `hay` (at offset `base` of the text) from state `s`, calling

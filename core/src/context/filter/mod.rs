@@ -298,14 +298,22 @@ impl CredentialRegistry {
 /// The redaction and injection stages over an already Unicode-safe value.
 /// The keyword prefilter runs once, over `safe`; the injection stage reuses
 /// it for the redacted text, searching again only around the masks.
+/// Returns `safe` itself (not a copy) when nothing is redacted.
 fn secure<'a>(
     creds: &CredentialRegistry,
-    safe: &'a str,
+    safe: Cow<'a, str>,
     f: &mut Findings,
 ) -> Result<(Cow<'a, str>, bool), FilterError> {
     let e = engine_for(creds.version)?;
-    let t = triggered(e, safe);
-    let (red, edits) = redact(e, creds, safe, &t, f);
+    let t = triggered(e, &safe);
+    let (red, edits) = match redact(e, creds, &safe, &t, f) {
+        (Cow::Owned(out), edits) => (Some(out), edits),
+        (Cow::Borrowed(_), edits) => (None, edits),
+    };
+    let red = match red {
+        Some(out) => Cow::Owned(out),
+        None => safe,
+    };
     let t = if edits.is_empty() {
         t
     } else {
@@ -362,9 +370,8 @@ pub fn filter_text(
     max_bytes: u64,
 ) -> Result<Filtered, FilterError> {
     let mut f = Findings::default();
-    let normalized = canonical_body(source);
-    let safe = unicode_safety(&normalized, &mut f)?;
-    let (red, is_rejected) = secure(creds, &safe, &mut f)?;
+    let safe = canonical_unicode_safety(source, &mut f)?;
+    let (red, is_rejected) = secure(creds, safe, &mut f)?;
     if is_rejected {
         return Ok(rejected(f));
     }
@@ -391,7 +398,8 @@ pub fn filter_text(
             return Ok(rejection);
         }
     }
-    Ok(finish(text, &normalized, truncated, f))
+    let unchanged = is_canonical_body(&text, source);
+    Ok(finish(text, unchanged, truncated, f))
 }
 
 /// The injection re-scan of bytes the bound changed: `Some(rejected)` when
@@ -410,11 +418,12 @@ fn rescan(
     Ok(Some(rejected(std::mem::take(f))))
 }
 
-/// The outcome of a filter run that emits bytes.
-fn finish(text: String, normalized: &str, truncated: bool, findings: Findings) -> Filtered {
+/// The outcome of a filter run that emits bytes; `unchanged`: whether
+/// `text` is the normalized source.
+fn finish(text: String, unchanged: bool, truncated: bool, findings: Findings) -> Filtered {
     let status = if truncated {
         FilterStatus::Truncated
-    } else if text != normalized {
+    } else if !unchanged {
         FilterStatus::Modified
     } else {
         FilterStatus::Unchanged
@@ -436,7 +445,7 @@ pub(crate) fn filter_display(
     let mut f = Findings::default();
     let normalized = line_endings(source);
     let safe = unicode_safety(&normalized, &mut f)?;
-    let (red, is_rejected) = secure(creds, &safe, &mut f)?;
+    let (red, is_rejected) = secure(creds, safe, &mut f)?;
     if is_rejected {
         return Ok(rejected(f));
     }
@@ -451,7 +460,8 @@ pub(crate) fn filter_display(
             return Ok(rejection);
         }
     }
-    Ok(finish(text, &normalized, truncated, f))
+    let unchanged = text == normalized;
+    Ok(finish(text, unchanged, truncated, f))
 }
 
 /// Structural values (IDs, paths, host, repository) pass the complete

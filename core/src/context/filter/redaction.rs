@@ -290,7 +290,13 @@ pub(super) fn redact<'a>(
             _ => merged.push((sp.start, sp.end, sp.code)),
         }
     }
-    let mut out = String::with_capacity(s.len());
+    // The exact length of the output (and room for the line feed
+    // `filter_text` may add): growing a copy of a log mid-way would copy it
+    // again.
+    let len = merged.iter().fold(s.len(), |n, &(start, end, code)| {
+        n - (end - start) + MASK_PREFIX.len() + code.len() + 1
+    });
+    let mut out = String::with_capacity(len + 1);
     let mut edits = Vec::with_capacity(merged.len());
     let mut pos = 0;
     for (start, end, code) in merged {

@@ -643,7 +643,7 @@ impl Triggered {
     /// `d` in a freshly scanned text, in order.
     pub(super) fn secret_keyword_hits(&self, e: &Engine, d: usize) -> Vec<(usize, usize)> {
         let bit = 1u128 << d;
-        let mut v: Vec<(usize, usize)> = Vec::new();
+        let mut v: Vec<(usize, usize)> = Vec::with_capacity(16);
         for &(end, k) in &self.events {
             if e.state_bits.get(k as usize).is_some_and(|b| b & bit != 0) {
                 for &(p, len) in e.keywords.patterns(k as usize) {
@@ -686,7 +686,9 @@ impl Triggered {
 pub(super) fn triggered(e: &Engine, s: &str) -> Triggered {
     let mut t = Triggered::none(e);
     let mut bits = 0u128;
-    let mut events = Vec::with_capacity(s.len() / 64);
+    // Prose holds an event every few dozen bytes: room for one every 32
+    // bytes saves most texts a reallocation.
+    let mut events = Vec::with_capacity(s.len() / 32 + 8);
     e.keywords.each_event(s.as_bytes(), |k, end| {
         bits |= e.state_bits.get(k).copied().unwrap_or(0);
         events.push((end, k as u32));

@@ -33,9 +33,15 @@ pub(super) type Ranges = Vec<(usize, usize)>;
 /// byte is outside the class no run starts in `i..i + min` and the scan
 /// skips ahead (text rarely has long runs, so most bytes are never read).
 pub(super) fn class_runs(s: &str, class: &ByteClass, min: usize) -> Ranges {
-    let b = s.as_bytes();
-    let min = min.max(1);
     let mut out = Vec::new();
+    push_class_runs(s.as_bytes(), class, min, 0, &mut out);
+    out
+}
+
+/// Appends `class_runs` of `b` to `out`, each moved by `base` (`b` starts
+/// at `base` in the text).
+fn push_class_runs(b: &[u8], class: &ByteClass, min: usize, base: usize, out: &mut Ranges) {
+    let min = min.max(1);
     // Invariant: `i == 0` or `b[i - 1]` is outside the class, so a run of
     // the class that reaches `i` starts at `i`.
     let mut i = 0;
@@ -55,10 +61,9 @@ pub(super) fn class_runs(s: &str, class: &ByteClass, min: usize) -> Ranges {
         while end < b.len() && class.has(b[end]) {
             end += 1;
         }
-        out.push((start, end));
+        out.push((base + start, base + end));
         i = end + 1;
     }
-    out
 }
 
 /// The maximal runs of at least `min` bytes of `class` that lie in the
@@ -75,8 +80,7 @@ pub(super) fn runs_within(
     let mut out = Vec::new();
     for &(a, z) in outer {
         if z - a >= min {
-            let runs = class_runs(&s[a..z], class, min);
-            out.extend(runs.into_iter().map(|(x, y)| (a + x, a + y)));
+            push_class_runs(&s.as_bytes()[a..z], class, min, a, &mut out);
         }
     }
     out
@@ -195,25 +199,32 @@ pub(super) fn digit_scan(s: &str) -> DigitScan {
     // its start, digit count and the end of its last run.
     let (mut chain_start, mut chain_digits, mut chain_end) = (0usize, 0usize, usize::MAX);
     let mut chain_reported = false;
-    let mut i = 0;
-    while let Some(a) = next_digit(b, i) {
+    let mut next = next_digit(b, 0);
+    while let Some(a) = next {
         let mut z = a + 1;
         while z < b.len() && b[z].is_ascii_digit() {
             z += 1;
         }
         let len = z - a;
-        // SSN shape, dashes or spaces in either place.
-        if len >= 3 && groups_follow(b, z, b"- ", &[2, 4]) {
-            out.ssn.push(z - 3);
-        }
-        if len >= 4 && groups_follow(b, z, b".", &[4, 4, 1]) {
-            out.dotted.push(z - 4);
-        }
-        if len >= 3 && groups_follow(b, z, b".", &[2, 4]) {
-            out.ssn_dot.push(z - 3);
-        }
-        if len >= 4 && groups_follow(b, z, b"/", &[4, 4, 1]) {
-            out.slashed.push(z - 4);
+        // Each shape's first separator is the byte after the run: only the
+        // shapes it can start are checked.
+        match b.get(z) {
+            // SSN shape, dashes or spaces in either place.
+            Some(b'-' | b' ') if len >= 3 && groups_follow(b, z, b"- ", &[2, 4]) => {
+                out.ssn.push(z - 3);
+            }
+            Some(b'.') => {
+                if len >= 4 && groups_follow(b, z, b".", &[4, 4, 1]) {
+                    out.dotted.push(z - 4);
+                }
+                if len >= 3 && groups_follow(b, z, b".", &[2, 4]) {
+                    out.ssn_dot.push(z - 3);
+                }
+            }
+            Some(b'/') if len >= 4 && groups_follow(b, z, b"/", &[4, 4, 1]) => {
+                out.slashed.push(z - 4);
+            }
+            _ => {}
         }
         if len >= 2 && a >= 2 && b[a - 1].is_ascii_alphabetic() && b[a - 2].is_ascii_alphabetic() {
             out.iban.push((a - 2, a + 2));
@@ -232,7 +243,13 @@ pub(super) fn digit_scan(s: &str) -> DigitScan {
             out.card.push(chain_start);
             chain_reported = true;
         }
-        i = z;
+        // `b[z]` is no digit; runs one byte apart (a timestamp's) are
+        // common, so the byte after it is tried before the word scan.
+        next = if b.get(z + 1).is_some_and(u8::is_ascii_digit) {
+            Some(z + 1)
+        } else {
+            next_digit(b, z + 1)
+        };
     }
     out
 }
@@ -396,7 +413,7 @@ pub(super) fn keyword_starts_that_may_match(
     s: &str,
     hits: &[(usize, usize)],
 ) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::new();
+    let mut out: Vec<usize> = Vec::with_capacity(hits.len());
     let mut memo = RunMemo::default();
     for &(a, z) in hits {
         if out.last() != Some(&a) && keyword_may_match(follow, s, a, z, &mut memo) {
@@ -414,6 +431,28 @@ pub(super) fn keyword_starts_that_may_match(
 pub(super) struct RunMemo {
     run: Option<(usize, usize, bool)>,
 }
+
+/// `NAME_BYTES[c] & NAME`: `c` is a name byte, `[A-Za-z0-9_.-]`.
+pub(super) const NAME: u8 = 1;
+/// `NAME_BYTES[c] & NAME_OR_SPACE`: `c` is a name byte or a space (a JSON
+/// key's name run).
+pub(super) const NAME_OR_SPACE: u8 = 2;
+/// Each byte's `NAME` and `NAME_OR_SPACE` bits (a table lookup per byte of
+/// a name run, instead of a chain of range tests).
+pub(super) const NAME_BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'.' || b == b'-' {
+            t[c] = NAME | NAME_OR_SPACE;
+        } else if b == b' ' {
+            t[c] = NAME_OR_SPACE;
+        }
+        c += 1;
+    }
+    t
+};
 
 /// Whether the keyword occurrence `start..end` of `s` may lie in a match of
 /// a keyword-line detector whose matches are followed as `follow` says (a
@@ -435,9 +474,6 @@ fn keyword_may_match(
     let b = s.as_bytes();
     let at = |i: usize| b.get(i).copied();
     let blank = |c: Option<u8>| matches!(c, Some(b' ' | b'\t'));
-    let name = |c: u8, space: bool| {
-        c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-') || (space && c == b' ')
-    };
     let run_end = |space: bool| -> (usize, Option<bool>) {
         if let Some((from, e, verdict)) = memo.run
             && from <= end
@@ -445,11 +481,13 @@ fn keyword_may_match(
         {
             return (e, Some(verdict));
         }
-        let mut i = end;
-        while at(i).is_some_and(|c| name(c, space)) {
-            i += 1;
-        }
-        (i, None)
+        let bit = if space { NAME_OR_SPACE } else { NAME };
+        let rest = b.get(end..).unwrap_or_default();
+        let n = rest
+            .iter()
+            .position(|&c| NAME_BYTES[usize::from(c)] & bit == 0)
+            .unwrap_or(rest.len());
+        (end + n, None)
     };
     match follow {
         Follow::Any => true,

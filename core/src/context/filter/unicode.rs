@@ -91,7 +91,10 @@ pub(super) fn line_endings(s: &str) -> Cow<'_, str> {
 
 /// The canonical trailing-LF form (no trailing LF when empty, a body of
 /// only line feeds being empty; otherwise exactly one) of
-/// [`line_endings`], borrowing `s` when it is already in that form.
+/// [`line_endings`], borrowing `s` when it is already in that form. The
+/// pipeline builds it only with the Unicode stage
+/// (`canonical_unicode_safety`); the tests compare the two.
+#[cfg(test)]
 pub(super) fn canonical_body(s: &str) -> Cow<'_, str> {
     let normalized = line_endings(s);
     let trimmed = normalized.trim_end_matches('\n').len();
@@ -230,7 +233,142 @@ pub(super) fn unicode_safety<'a>(
     s: &'a str,
     f: &mut Findings,
 ) -> Result<Cow<'a, str>, FilterError> {
-    let mut cur = strip_unsafe(s, f);
+    normalize_to_fixed_point(strip_unsafe(s, f), f)
+}
+
+/// `unicode_safety(&canonical_body(s))` in one copy: the line endings are
+/// normalized, the trailing line feeds made canonical and the unsafe
+/// characters stripped in the one pass over `s` (then NFKC, as
+/// `unicode_safety`). Borrows `s` when it is already a canonical body with
+/// nothing to strip.
+///
+/// Stripping treats a CR as it treats the LF it becomes: neither is
+/// removed, neither is a byte of a CSI sequence or after a lone ESC (both
+/// stop there), and neither terminates an OSC-type sequence (only BEL or
+/// ESC `\` do). So every sequence covers the same bytes either way, except
+/// that an OSC-type sequence left open runs to the end of the text and then
+/// also takes the canonical trailing line feed. `canonical_body` keeps the
+/// text up to its last byte that is neither CR nor LF (such a byte never
+/// ends a CRLF pair), normalized, then one line feed.
+pub(super) fn canonical_unicode_safety<'a>(
+    s: &'a str,
+    f: &mut Findings,
+) -> Result<Cow<'a, str>, FilterError> {
+    normalize_to_fixed_point(canonical_strip(s, f), f)
+}
+
+/// `strip_unsafe(&canonical_body(s))` (see `canonical_unicode_safety`).
+pub(super) fn canonical_strip<'a>(s: &'a str, f: &mut Findings) -> Cow<'a, str> {
+    let body = s.trim_end_matches(['\r', '\n']);
+    if body.is_empty() {
+        return Cow::Borrowed("");
+    }
+    let b = body.as_bytes();
+    let canonical = s.len() == body.len() + 1 && s.as_bytes().get(body.len()) == Some(&b'\n');
+    // The output, from the first change on; `run` starts the bytes not yet
+    // copied to it.
+    let mut out: Option<String> = None;
+    let (mut i, mut run) = (0, 0);
+    let mut final_lf = true;
+    while i < b.len() {
+        i += plain_len(&b[i..]);
+        let Some(&byte) = b.get(i) else {
+            break;
+        };
+        if byte == b'\r' {
+            let o = out.get_or_insert_with(|| String::with_capacity(body.len() + 1));
+            o.push_str(&body[run..i]);
+            o.push('\n');
+            i += if b.get(i + 1) == Some(&b'\n') { 2 } else { 1 };
+            run = i;
+            continue;
+        }
+        if byte == 0x1B {
+            let o = out.get_or_insert_with(|| String::with_capacity(body.len() + 1));
+            o.push_str(&body[run..i]);
+            let (len, to_end) = escape_extent(&b[i + 1..]);
+            i += 1 + len;
+            run = i;
+            f.add("unicode.terminal_escape", 1);
+            if to_end {
+                final_lf = false;
+            }
+            continue;
+        }
+        // `i` is on a char boundary: it only advances by whole chars.
+        let Some(c) = body[i..].chars().next() else {
+            break;
+        };
+        if let Some(code) = removed_class(c) {
+            let o = out.get_or_insert_with(|| String::with_capacity(body.len() + 1));
+            o.push_str(&body[run..i]);
+            f.add(code, 1);
+            i += c.len_utf8();
+            run = i;
+        } else {
+            i += c.len_utf8();
+        }
+    }
+    match out {
+        None if canonical => Cow::Borrowed(s),
+        None => {
+            let mut o = String::with_capacity(body.len() + 1);
+            o.push_str(body);
+            o.push('\n');
+            Cow::Owned(o)
+        }
+        Some(mut o) => {
+            o.push_str(&body[run..]);
+            if final_lf {
+                o.push('\n');
+            }
+            Cow::Owned(o)
+        }
+    }
+}
+
+/// Whether `text` is `canonical_body(s)`, without building it.
+pub(super) fn is_canonical_body(text: &str, s: &str) -> bool {
+    let body = s.trim_end_matches(['\r', '\n']);
+    if body.is_empty() {
+        return text.is_empty();
+    }
+    let Some(mut t) = text.strip_suffix('\n') else {
+        return false;
+    };
+    let mut b = body;
+    // Each CR of `b` (with the LF after it) is one LF of `t`.
+    while let Some(at) = b.find('\r') {
+        let (tb, bb) = (t.as_bytes(), b.as_bytes());
+        if tb.get(..at) != bb.get(..at) || tb.get(at) != Some(&b'\n') {
+            return false;
+        }
+        // `t[at]` and `b[at]` are ASCII: both cuts are char boundaries.
+        t = &t[at + 1..];
+        let skip = if bb.get(at + 1) == Some(&b'\n') { 2 } else { 1 };
+        b = &b[at + skip..];
+    }
+    t == b
+}
+
+/// The length of the escape sequence body after an ESC that starts `rest`
+/// (`escape_len`), and whether it is an OSC-type sequence that found no
+/// terminator (it runs to the end of the text, and would take any byte
+/// after `rest` too).
+fn escape_extent(rest: &[u8]) -> (usize, bool) {
+    let len = escape_len(rest);
+    let osc = matches!(rest.first(), Some(b']' | b'P' | b'X' | b'^' | b'_'));
+    let terminated =
+        len >= 2 && (rest[len - 1] == 0x07 || (rest[len - 1] == b'\\' && rest[len - 2] == 0x1B));
+    (len, osc && !terminated)
+}
+
+/// NFKC (reported) then stripping again, from the first strip's result `cur`,
+/// to a fixed point.
+fn normalize_to_fixed_point<'a>(
+    mut cur: Cow<'a, str>,
+    f: &mut Findings,
+) -> Result<Cow<'a, str>, FilterError> {
     for _ in 0..4 {
         if cur.is_ascii() {
             return Ok(cur);

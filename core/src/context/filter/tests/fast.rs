@@ -371,6 +371,118 @@ fn canonical_body_is_the_two_step_normalization() {
     }
 }
 
+/// Texts for the fused line-ending and Unicode-safety pass: line endings
+/// next to escapes, unterminated escapes at the end, controls and
+/// non-ASCII.
+const FUSED_PIECES: &[&str] = &[
+    "a",
+    "é",
+    "\n",
+    "\r",
+    "\r\n",
+    "\n\r",
+    "\u{1b}",
+    "\u{1b}[",
+    "\u{1b}[31",
+    "\u{1b}[31m",
+    "\u{1b}]",
+    "\u{1b}]0;t",
+    "\u{7}",
+    "\u{1b}\\",
+    "\\",
+    "\u{1b}P",
+    "\u{1b}_x",
+    "\u{1b}c",
+    "\u{0}",
+    "\u{85}",
+    "\u{200B}",
+    "\u{2028}",
+    "ﬁ",
+    "Ｉ",
+    "\t",
+    " ",
+    "12345678",
+];
+
+/// The fused pass is the two-step normalization then Unicode safety, its
+/// findings included, and `is_canonical_body` is the comparison with the
+/// two-step normalization.
+fn fused_agrees(s: &str) -> Result<(), TestCaseError> {
+    let normalized = canonical_body(s);
+    let (mut f1, mut f2) = (Findings::default(), Findings::default());
+    let fused = canonical_unicode_safety(s, &mut f1);
+    let two_step = unicode_safety(&normalized, &mut f2);
+    prop_assert_eq!(&fused, &two_step, "{:?}", s);
+    prop_assert_eq!(&f1, &f2, "{:?}", s);
+    let (mut f1, mut f2) = (Findings::default(), Findings::default());
+    prop_assert_eq!(
+        canonical_strip(s, &mut f1),
+        strip_unsafe(&normalized, &mut f2),
+        "{:?}",
+        s
+    );
+    prop_assert_eq!(&f1, &f2, "{:?}", s);
+    for t in [
+        normalized.to_string(),
+        format!("{normalized}x"),
+        normalized.replace('\n', "\r"),
+        normalized.trim_end_matches('\n').to_owned(),
+        s.to_owned(),
+        fused.map(|c| c.into_owned()).unwrap_or_default(),
+    ] {
+        prop_assert_eq!(
+            is_canonical_body(&t, s),
+            t == *normalized,
+            "{:?} {:?}",
+            t,
+            s
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fused_unicode_safety_is_the_two_step_one(
+        v in prop::collection::vec(prop::sample::select(FUSED_PIECES), 0..24),
+    ) {
+        fused_agrees(&v.concat())?;
+    }
+
+    #[test]
+    fn fused_unicode_safety_agrees_on_generated_text(s in text(60)) {
+        fused_agrees(&s)?;
+    }
+}
+
+#[test]
+fn fused_unicode_safety_edges() {
+    for s in [
+        "",
+        "\r\n\n",
+        "a\u{1b}]0;t",
+        "a\u{1b}]0;t\r\n",
+        "a\u{1b}]0;t\u{7}\r\n",
+        "a\u{1b}]0;\r\nt\u{1b}\\\n\n",
+        "a\u{1b}",
+        "a\u{1b}\r",
+        "a\u{1b}[\r\nb",
+        "\u{1b}]\u{7}",
+        "\u{1b}]\u{1b}\\",
+        "x\u{1b}]\u{1b}",
+        "a\n\u{1}\n\n",
+        "\u{0}\r\n",
+        "abc\n",
+        "abc",
+    ] {
+        if let Err(e) = fused_agrees(s) {
+            panic!("{e}");
+        }
+    }
+}
+
 #[test]
 fn triple_quotes_are_found_at_every_offset() {
     for q in ["\"\"\"", "'''"] {
@@ -650,4 +762,15 @@ fn unicode_folds_of_s_and_k_are_left_to_the_regex() {
 #[test]
 fn iban_lengths_are_sorted_for_the_binary_search() {
     assert!(IBAN_LENGTHS.windows(2).all(|w| w[0].0 < w[1].0));
+}
+
+/// The name-run table is the byte tests it replaced.
+#[test]
+fn name_byte_table_is_the_name_class() {
+    for c in 0..=255u8 {
+        let name = c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-');
+        let byte = NAME_BYTES[usize::from(c)];
+        assert_eq!(byte & NAME != 0, name, "{c}");
+        assert_eq!(byte & NAME_OR_SPACE != 0, name || c == b' ', "{c}");
+    }
 }
