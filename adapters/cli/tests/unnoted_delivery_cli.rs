@@ -122,18 +122,7 @@ fn a_delivery_whose_note_never_reached_the_server_still_spends_its_approval() {
     probity_ok(f.root(), &["push", "origin", "main"]);
     assert_eq!(rev(&f, &server, "main"), Some(revert));
     let replay = revert_head(&f, "bring it back");
-    let note = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(note.path(), &kept).unwrap();
-    f.git(&[
-        "notes",
-        "--ref=probity",
-        "add",
-        "-f",
-        "-F",
-        note.path().to_str().unwrap(),
-        &replay,
-    ])
-    .unwrap();
+    force_note(&f, &replay, &String::from_utf8(kept).unwrap());
     let err =
         push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
     assert!(err.contains("approval_spent"), "{err}");
