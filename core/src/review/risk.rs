@@ -934,8 +934,9 @@ pub enum RiskReason {
     /// follows (medium; v2).
     AgentInstructions,
     /// `doc_code_block`: a document carrying code (a fence, a doctest
-    /// prompt, an indented code line) that a tool may run, rustdoc's
-    /// doctests among them (medium; v2).
+    /// prompt, an indented code line; under v6 a directive not listed
+    /// inert) that a tool may run, rustdoc's doctests and Sphinx's
+    /// directives among them (medium; v2).
     DocCodeBlock,
 }
 
