@@ -2,8 +2,9 @@
 //! (`RiskPolicy::classify_in`, v4 and v5: the one-pass automaton, Rust's
 //! raw identifiers, joined string literals, and the references a root
 //! `.vscode/tasks.json`, `.pre-commit-config.yaml` or `.envrc` makes,
-//! D-R135). Beyond not panicking: v5 never rates a change lower than v4,
-//! and a configuration only ever raises v5's rating.
+//! D-R135; v6's directives in a document, D-R143). Beyond not panicking:
+//! v5 never rates a change lower than v4, a configuration only ever
+//! raises v5's rating, and v6 never rates lower than v5.
 //!
 //! Input: a byte choosing the changed file's path, a byte choosing the
 //! configuration (none, or one of the three at the root), then the
@@ -92,4 +93,6 @@ fuzz_target!(|data: &[u8]| {
         rank(read) >= rank(v5),
         "v5 {v5:?}, with its configuration {read:?}"
     );
+    let v6 = RiskPolicy::v6().classify_in(&files, 1, trees).level();
+    assert!(rank(v6) >= rank(read), "v5 {read:?}, v6 {v6:?}");
 });

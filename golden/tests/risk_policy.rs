@@ -219,6 +219,34 @@ fn a_state_record_of_a_joined_literal_import_under_v5() {
     );
 }
 
+/// v6's document and digest (D-R143; v1's to v5's above keep theirs),
+/// and the parser scenario approved under it: the same tier as under v1
+/// to v5, v6's digest.
+#[test]
+fn the_builtin_policy_v6_its_digest_and_an_approval_under_it() {
+    let (v6, hash) = (RiskPolicy::v6(), RiskPolicy::v6_hash());
+    let document = format!("{hash}\n{}", text(canonical_bytes(v6).unwrap()));
+    insta::assert_snapshot!("risk_policy_v6", document);
+    approved_under(v6, hash, "policy_v6");
+}
+
+/// A v6 rule on the wire, with a reason v2 already gives: an rst
+/// `testcleanup` directive, its body in rst's 3-space indentation, is
+/// `doc_code_block` (docs_only under v5).
+#[test]
+fn a_state_record_of_an_executable_rst_directive_under_v6() {
+    one_file_under(
+        RiskPolicy::v6(),
+        RiskPolicy::v6_hash(),
+        (
+            "docs/usage.rst",
+            "Usage\n=====\n\n.. testcleanup::\n\n   cleanup()\n",
+        ),
+        &[RiskReason::DocCodeBlock],
+        "state_record_rst_directive_policy_v6",
+    );
+}
+
 /// D-R128: the state and bundle schemas' second revision (what `probity
 /// schema state` and `bundle` print) accepts the reasons v2 and v3 give
 /// and a repository policy's `policy_floor:<rule>`; the first revision,

@@ -1,8 +1,9 @@
 //! Properties of the built-in risk policies (D-R114, D-R122): whitespace
 //! put into content never hides a process spawn from v2, v2 never rates a
 //! change lower than v1 and v3 never lower than v2; v4 never lower than
-//! v3 and v5 never lower than v4, whatever links, submodules and auto-run
-//! configurations the trees hold (D-R131, D-R135).
+//! v3, v5 never lower than v4 and v6 never lower than v5, whatever links,
+//! submodules and auto-run configurations the trees hold (D-R131, D-R135,
+//! D-R143).
 
 use proptest::prelude::*;
 
@@ -53,6 +54,13 @@ const TOKENS: &[&str] = &[
     "\\",
     "__import__",
     "eval",
+    ".. ",
+    "testcleanup::",
+    "note::",
+    ":::",
+    "{ipython}",
+    "{note}",
+    "\n   ",
 ];
 
 /// The paths a change touches: code, documents, agent instructions and
@@ -229,7 +237,7 @@ proptest! {
 
     /// v5's tier is at least v4's, with the same links, any file a
     /// submodule, and auto-run configurations in the trees; a
-    /// configuration only ever raises it.
+    /// configuration only ever raises it; v6's is at least v5's.
     #[test]
     fn v5_never_rates_a_change_lower_than_v4(
         files in prop::collection::vec((0..PATHS.len(), content(), any::<bool>()), 1..4),
@@ -263,6 +271,9 @@ proptest! {
         let read = RiskPolicy::v5().classify_in(&files, 1, trees).level();
         prop_assert!(rank(v5) >= rank(v4), "v4 {v4:?}, v5 {v5:?}");
         prop_assert!(rank(read) >= rank(v5), "v5 {v5:?}, with configurations {read:?}");
+        // v6 (D-R143) only adds the directive rule.
+        let v6 = RiskPolicy::v6().classify_in(&files, 1, trees).level();
+        prop_assert!(rank(v6) >= rank(read), "v5 {read:?}, v6 {v6:?}");
     }
 }
 

@@ -7,8 +7,9 @@
 //! Policy v3 (D-R122) keeps every answer below and rates configuration
 //! that runs by itself high; policy v4 (D-R131) rates a file reached
 //! through a symbolic link at the link's path too (red team round 3,
-//! finding 2: the last tests); v5 (D-R135), now the newest, keeps them
-//! (`risk_policy_v5_cli.rs`).
+//! finding 2: the last tests); v5 (D-R135) keeps them
+//! (`risk_policy_v5_cli.rs`), and v6 (D-R143), now the newest, reads a
+//! document's directives (`risk_policy_v6_cli.rs`; the last test here).
 
 mod support;
 
@@ -405,4 +406,32 @@ fn a_record_stamped_with_policy_v4_cannot_rate_a_file_a_task_runs_by_its_own_pat
     assert!(err.contains("claims risk `low`"), "{err}");
     assert!(err.contains("`high` risk"), "{err}");
     assert_eq!(t.server_main(), t.before);
+}
+
+/// D-R143 through a record stamped with policy v5 (red team round 6,
+/// finding 3): an rst document whose `testcleanup` and `ipython`
+/// directives a doctest build runs, rated low by v5, every hash right: the
+/// server derives medium under v6 and refuses the record as understated;
+/// a v5 record of a document with an inert `note` still lands.
+#[test]
+fn a_record_stamped_with_policy_v5_cannot_rate_an_executable_directive_docs_only() {
+    use probity_core::review::RiskPolicy;
+    let note = |t: &Team, c: &str| add_note_under(t, c, RiskPolicy::v5(), RiskPolicy::v5_hash());
+    understated_at_the_server(
+        "docs/usage.rst",
+        "Usage\n=====\n\n.. testcleanup::\n\n   import os\n\n\
+         .. ipython:: python\n\n   In [1]: import os\n",
+        "medium",
+        note,
+    );
+    let t = Team::new();
+    t.f.write(
+        "docs/usage.rst",
+        "Usage\n=====\n\n.. note::\n\n   Call it once.\n",
+    )
+    .unwrap();
+    let c = commit_all(&t.f, "docs");
+    note(&t, &c);
+    push_main_and_notes(&t.f).unwrap();
+    assert_eq!(t.server_main(), Some(c));
 }

@@ -1,15 +1,15 @@
 //! The vectors of the built-in risk policies after v1, each emitted after
 //! every earlier vector (so those keep their lines in the vector file):
 //! v2's (D-R114), then v3's (D-R122), then v4's (D-R131), then v5's
-//! (D-R135), each its
+//! (D-R135), then v6's (D-R143), each its
 //! document and digest, and a state revision and receipt made under it.
 
 use super::{Builder, VectorError, err, receipt_vector, state_err, state_vector, to_value};
 use crate::digest::Sha256Digest;
 use crate::review::fixtures;
 use crate::review::{
-    Lens, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, Receipt,
-    RiskPolicy,
+    Lens, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, POLICY_V6_DOMAIN,
+    Receipt, RiskPolicy,
 };
 
 pub(super) fn vectors(b: &mut Builder) -> Result<(), VectorError> {
@@ -37,6 +37,12 @@ pub(super) fn vectors(b: &mut Builder) -> Result<(), VectorError> {
             POLICY_V5_DOMAIN,
             RiskPolicy::v5(),
             RiskPolicy::v5_hash(),
+        ),
+        (
+            "v6",
+            POLICY_V6_DOMAIN,
+            RiskPolicy::v6(),
+            RiskPolicy::v6_hash(),
         ),
     ] {
         let n = format!("risk-policy-{version}");

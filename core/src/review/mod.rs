@@ -184,9 +184,10 @@ pub use report::{
     sarif_log,
 };
 pub use risk::{
-    GoldenRule, ManifestKeysRule, POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN,
-    POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, RiskAssessment, RiskLevel, RiskPolicy, RiskReason,
-    RunConfig, ScriptsRule, Symlink, TreeInputs, UnexplainedRisk, authored_lines, select_lenses,
+    DirectiveRule, GoldenRule, ManifestKeysRule, POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN,
+    POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, POLICY_V6_DOMAIN, RiskAssessment, RiskLevel, RiskPolicy,
+    RiskReason, RunConfig, ScriptsRule, Symlink, TreeInputs, UnexplainedRisk, authored_lines,
+    select_lenses,
 };
 pub use roles::{
     BindError, FixerHandoff, HandedFinding, MAX_TRANSCRIPT_BYTES, RoleContext, RoleError,

@@ -1,9 +1,9 @@
 //! Risk classification from a versioned, hashed policy (R2.4–R2.6).
 //!
-//! The policy is data (`core/policy/risk-policy-v1.json` to `-v5.json`,
+//! The policy is data (`core/policy/risk-policy-v1.json` to `-v6.json`,
 //! embedded); `policy_hash` is its canonical digest. `start` freezes under
 //! the newest, and a gate derives with the newest whatever a record names
-//! (D-R114, D-R122, D-R131, D-R135). The tier is always explained by the
+//! (D-R114, D-R122, D-R131, D-R135, D-R143). The tier is always explained by the
 //! reason codes it reports, and [`RiskAssessment::new`] refuses a tier the
 //! reasons do not imply: the classifier fails closed.
 
@@ -18,6 +18,7 @@ use crate::digest::{Domain, Sha256Digest};
 use crate::review::lens::Lens;
 use crate::review::snapshot::{CandidateContent, ChangedFile, FileMode, LineCount};
 
+mod directives;
 mod links;
 mod refs;
 mod scan;
@@ -44,6 +45,9 @@ pub const POLICY_V4_DOMAIN: Domain = Domain::new("probity/risk-policy/v4");
 
 /// Domain of `policy_hash` for the built-in policy v5.
 pub const POLICY_V5_DOMAIN: Domain = Domain::new("probity/risk-policy/v5");
+
+/// Domain of `policy_hash` for the built-in policy v6.
+pub const POLICY_V6_DOMAIN: Domain = Domain::new("probity/risk-policy/v6");
 
 /// What the base and candidate trees of a change hold besides its changed
 /// files, which a policy may read: their symbolic links (v4) and the
@@ -150,7 +154,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1` to `/v5`.
+    /// The policy's version label, `probity.risk-policy/v1` to `/v6`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -282,6 +286,27 @@ pub struct RiskPolicy {
     /// is `auto_run_config`, high (v5, absent before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub auto_run_reference_configs: Vec<String>,
+    /// Directives in a text document (reStructuredText's `.. name::`,
+    /// MyST's fenced `{name}`): one the rule does not list as inert may
+    /// run its content when the docs are built or doctested
+    /// (`testcleanup`, `ipython`, `plot`, `jupyter-execute`), so the
+    /// document is not passive (`doc_code_block`), whatever its body's
+    /// indentation (v6, absent before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doc_directives: Option<DirectiveRule>,
+}
+
+/// Which directives of a text document leave it passive (v6, D-R143):
+/// every directive not listed here makes it `doc_code_block`, so one a
+/// policy does not know (an extension's) counts as running its content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DirectiveRule {
+    /// Directive names (matched ASCII case-insensitively, as docutils
+    /// lowercases them) that neither run their content or arguments nor
+    /// make other text part of the document: admonitions, images, tables,
+    /// a table of contents (`note`, `image`, `toctree`).
+    pub inert: Vec<String>,
 }
 
 /// Manifests that run code of the project's own when they hold a key: a
@@ -323,6 +348,7 @@ const POLICY_V2_JSON: &str = include_str!("../../policy/risk-policy-v2.json");
 const POLICY_V3_JSON: &str = include_str!("../../policy/risk-policy-v3.json");
 const POLICY_V4_JSON: &str = include_str!("../../policy/risk-policy-v4.json");
 const POLICY_V5_JSON: &str = include_str!("../../policy/risk-policy-v5.json");
+const POLICY_V6_JSON: &str = include_str!("../../policy/risk-policy-v6.json");
 
 /// A built-in policy with its digest and its automata, built once.
 struct Builtin {
@@ -346,16 +372,18 @@ static POLICY_V2: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V2_JSON, P
 static POLICY_V3: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V3_JSON, POLICY_V3_DOMAIN));
 static POLICY_V4: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V4_JSON, POLICY_V4_DOMAIN));
 static POLICY_V5: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V5_JSON, POLICY_V5_DOMAIN));
+static POLICY_V6: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V6_JSON, POLICY_V6_DOMAIN));
 
 /// The built-in policies, oldest first: a state names one of them by its
 /// digest, and the newest derives what a gate checks.
-fn builtins() -> [&'static Builtin; 5] {
+fn builtins() -> [&'static Builtin; 6] {
     [
         &*POLICY_V1,
         &*POLICY_V2,
         &*POLICY_V3,
         &*POLICY_V4,
         &*POLICY_V5,
+        &*POLICY_V6,
     ]
 }
 
@@ -461,15 +489,29 @@ impl RiskPolicy {
         POLICY_V5.hash
     }
 
+    /// The built-in policy v6: v5's rules, and a document naming a
+    /// directive that is not listed inert (`.. testcleanup::`,
+    /// `.. ipython::`, `:::{jupyter-execute}`) is `doc_code_block`
+    /// (D-R143).
+    pub fn v6() -> &'static RiskPolicy {
+        &POLICY_V6.policy
+    }
+
+    /// The canonical digest of the built-in policy v6
+    /// (`probity/risk-policy/v6`).
+    pub fn v6_hash() -> Sha256Digest {
+        POLICY_V6.hash
+    }
+
     /// The newest built-in policy: what `start` freezes under and what a
     /// gate derives a record's tier with, whatever policy the record names.
     pub fn newest() -> &'static RiskPolicy {
-        Self::v5()
+        Self::v6()
     }
 
     /// The digest of [`RiskPolicy::newest`].
     pub fn newest_hash() -> Sha256Digest {
-        Self::v5_hash()
+        Self::v6_hash()
     }
 
     /// The configuration paths whose references this policy reads from a
@@ -768,7 +810,8 @@ impl RiskPolicy {
     /// which names build inputs such as `CMakeLists.txt` and
     /// `requirements.txt`) or images, with normal modes; text docs must be
     /// complete, valid UTF-8 without `#!` and, under v2, without a code
-    /// marker or an indented code line; never an agent-instruction file.
+    /// marker or an indented code line, under v6 without a directive
+    /// that is not listed inert; never an agent-instruction file.
     /// `doc_code`: the content holds a document code marker, as the spawn
     /// scan compares it.
     fn not_passive(&self, path: &str, f: &ChangedFile, doc_code: bool) -> Option<RiskReason> {
@@ -804,9 +847,17 @@ impl RiskPolicy {
         match &f.content {
             CandidateContent::Absent => None,
             CandidateContent::Bytes { bytes, complete } => {
-                if !*complete || std::str::from_utf8(bytes).is_err() || bytes.starts_with(b"#!") {
-                    code
-                } else if doc_code || scan::indented_code(bytes, self.doc_indented_code_columns) {
+                let text = match std::str::from_utf8(bytes) {
+                    Ok(text) if *complete && !text.starts_with("#!") => text,
+                    _ => return code,
+                };
+                if doc_code
+                    || scan::indented_code(bytes, self.doc_indented_code_columns)
+                    || self
+                        .doc_directives
+                        .as_ref()
+                        .is_some_and(|r| directives::runs_a_directive(text, &r.inert))
+                {
                     Some(RiskReason::DocCodeBlock)
                 } else {
                     None
@@ -883,8 +934,9 @@ pub enum RiskReason {
     /// follows (medium; v2).
     AgentInstructions,
     /// `doc_code_block`: a document carrying code (a fence, a doctest
-    /// prompt, an indented code line) that a tool may run, rustdoc's
-    /// doctests among them (medium; v2).
+    /// prompt, an indented code line; under v6 a directive not listed
+    /// inert) that a tool may run, rustdoc's doctests and Sphinx's
+    /// directives among them (medium; v2).
     DocCodeBlock,
 }
 

@@ -695,6 +695,7 @@ mod tests {
             RiskPolicy::v3(),
             RiskPolicy::v4(),
             RiskPolicy::v5(),
+            RiskPolicy::v6(),
         ];
         let scans: Vec<Scan> = policies.iter().map(|p| Scan::of(p)).collect();
         assert!(scans[0].fused.is_none());

@@ -1060,8 +1060,9 @@ fn v5_is_its_own_document_under_its_own_domain() {
         ("v5", POLICY_V5_DOMAIN),
         &older,
     );
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v5_hash());
-    assert!(std::ptr::eq(RiskPolicy::newest(), v5));
+    // No longer the newest: v6 is (D-R143).
+    assert_ne!(RiskPolicy::newest_hash(), RiskPolicy::v5_hash());
+    assert!(!std::ptr::eq(RiskPolicy::newest(), v5));
     assert!(older.iter().all(|(p, _)| !p.spawn_strips_raw_identifiers
         && !p.spawn_joins_string_literals
         && !p.gitlinks_stand_for_directories
@@ -1339,4 +1340,232 @@ fn v5_rates_a_file_an_auto_run_configuration_runs_by_reference() {
     // Without the configurations (an adapter reading none), as v4.
     let f = [file("scripts/setup.sh.txt", R, R, b"x\n")];
     assert_eq!(RiskPolicy::v5().classify(&f, 1).level(), RiskLevel::Medium);
+}
+
+#[test]
+fn v6_is_its_own_document_under_its_own_domain() {
+    let (v5, v6) = (RiskPolicy::v5(), RiskPolicy::v6());
+    let older = [
+        (RiskPolicy::v1(), POLICY_V1_JSON),
+        (RiskPolicy::v2(), POLICY_V2_JSON),
+        (RiskPolicy::v3(), POLICY_V3_JSON),
+        (RiskPolicy::v4(), POLICY_V4_JSON),
+        (v5, POLICY_V5_JSON),
+    ];
+    follows(
+        (v5, RiskPolicy::v5_hash()),
+        (v6, RiskPolicy::v6_hash()),
+        ("v6", POLICY_V6_DOMAIN),
+        &older,
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v6_hash());
+    assert!(std::ptr::eq(RiskPolicy::newest(), v6));
+    assert!(older.iter().all(|(p, _)| p.doc_directives.is_none()));
+    // v6 is v5 with the directive rule: nothing else differs.
+    let mut same = v6.clone();
+    same.schema = v5.schema.clone();
+    same.doc_directives = None;
+    assert_eq!(&same, v5);
+    // No directive that runs content, reads other text into the
+    // document, or shows code (rated through v5's markers) is inert.
+    let inert = &v6.doc_directives.as_ref().unwrap().inert;
+    for name in [
+        "testsetup",
+        "testcleanup",
+        "testcode",
+        "testoutput",
+        "doctest",
+        "ipython",
+        "plot",
+        "jupyter-execute",
+        "jupyter-kernel",
+        "code-cell",
+        "eval-rst",
+        "ifconfig",
+        "include",
+        "raw",
+        "code-block",
+        "code",
+        "sourcecode",
+        "command-output",
+        "program-output",
+        "graphviz",
+        "mermaid",
+        "automodule",
+        "autofunction",
+        "autosummary",
+    ] {
+        assert!(
+            !inert.iter().any(|i| i.eq_ignore_ascii_case(name)),
+            "{name}"
+        );
+    }
+    assert!(inert.iter().all(|i| *i == i.to_ascii_lowercase()));
+}
+
+/// Red team round 6, finding 3 (D-R143): directives Sphinx, MyST and
+/// Jupyter run, bodies in rst's 3-space indentation: `docs_only` under
+/// v5, `doc_code_block` under v6.
+#[test]
+fn v6_reads_directives_that_run_their_content_as_code_in_a_document() {
+    let doc = (RiskLevel::Medium, vec![RiskReason::DocCodeBlock]);
+    let low = (RiskLevel::Low, vec![RiskReason::DocsOnly]);
+    for (path, text) in [
+        ("docs/usage.rst", ".. testcleanup::\n\n   import os\n"),
+        (
+            "docs/usage.rst",
+            "T\n=\n\n.. ipython:: python\n\n   In [1]: x = 1\n",
+        ),
+        ("docs/usage.rst", ".. plot::\n\n   import matplotlib\n"),
+        ("docs/usage.rst", ".. plot:: pyplots/a.py\n"),
+        ("docs/usage.rst", ".. jupyter-execute::\n\n   print(1)\n"),
+        (
+            "docs/usage.rst",
+            ".. ifconfig:: release in ('a',)\n\n   text\n",
+        ),
+        ("docs/usage.rst", ".. include:: ../README.txt\n"),
+        ("docs/usage.rst", ".. raw:: html\n\n   <b>x</b>\n"),
+        ("docs/usage.rst", ".. automodule:: parser\n"),
+        ("docs/usage.rst", ".. TESTCLEANUP ::\n\n x\n"),
+        // In an inert directive's body, a list item, a table cell.
+        ("docs/usage.rst", ".. note::\n\n   .. testcleanup:: x\n"),
+        ("docs/usage.rst", "- item\n\n  .. testcleanup::\n"),
+        ("docs/usage.rst", "+---+\n|.. testcleanup:: x|\n+---+\n"),
+        ("docs/usage.rst", ".. |s| testcleanup::\n"),
+        // MyST, in Markdown.
+        ("docs/usage.md", "# U\n\n:::{testcode}\nprint(1)\n:::\n"),
+        (
+            "docs/usage.md",
+            "# U\n\n::::{jupyter-execute}\nprint(1)\n::::\n",
+        ),
+        ("docs/usage.md", "# U\n\n::: {ipython}\nIn [1]: x\n:::\n"),
+        ("docs/usage.md", "> :::{eval-rst}\n> x\n> :::\n"),
+        ("docs/usage.md", "# U\n\n:::{note}\n.. testcleanup::\n:::\n"),
+    ] {
+        assert_eq!(
+            level_and_reasons(RiskPolicy::v5(), path, text.as_bytes()),
+            low,
+            "{text}: v5"
+        );
+        assert_eq!(
+            level_and_reasons(RiskPolicy::v6(), path, text.as_bytes()),
+            doc,
+            "{text}"
+        );
+    }
+    // Already code in a document under v5 (a fence, a listed directive),
+    // and still under v6.
+    for (path, text) in [
+        ("docs/usage.md", "```{ipython}\nIn [1]: x\n```\n"),
+        ("docs/usage.md", "~~~{code-cell}\nx\n~~~\n"),
+        ("docs/usage.rst", ".. testsetup::\n\n   x\n"),
+        ("docs/usage.rst", ".. code-block:: python\n\n   x\n"),
+        ("docs/usage.rst", ".. note::\n\n    four columns\n"),
+    ] {
+        for p in [RiskPolicy::v5(), RiskPolicy::v6()] {
+            assert_eq!(level_and_reasons(p, path, text.as_bytes()), doc, "{text}");
+        }
+    }
+}
+
+/// D-R143's inert list: directives that show their content and run
+/// nothing leave a document low, in rst and in MyST; prose that only
+/// looks like markup is not a directive.
+#[test]
+fn v6_keeps_documents_with_inert_directives_low() {
+    let low = (RiskLevel::Low, vec![RiskReason::DocsOnly]);
+    for (path, text) in [
+        (
+            "docs/usage.rst",
+            "Usage\n=====\n\n.. note::\n\n   Call ``parse()``.\n",
+        ),
+        ("docs/usage.rst", ".. WARNING:: Mind the gap.\n"),
+        ("docs/usage.rst", ".. image:: logo.png\n   :alt: Logo\n"),
+        ("docs/usage.rst", ".. |logo| image:: logo.png\n"),
+        (
+            "docs/usage.rst",
+            ".. toctree::\n   :maxdepth: 2\n\n   intro\n   usage\n",
+        ),
+        (
+            "docs/usage.rst",
+            ".. versionadded:: 1.2\n\n   The parser.\n",
+        ),
+        (
+            "docs/usage.rst",
+            ".. py:function:: parse(text)\n\n   Parses.\n",
+        ),
+        ("docs/usage.rst", ".. literalinclude:: ../src/parser.py\n"),
+        (
+            "docs/usage.rst",
+            ".. list-table::\n   :header-rows: 1\n\n   * - a\n",
+        ),
+        (
+            "docs/usage.rst",
+            ".. _target:\n\n.. a comment\n\n.. [1] A note.\n",
+        ),
+        ("docs/usage.rst", "Example::\n\n   shown, not run\n"),
+        ("docs/usage.rst", "Wait... example::\n\n   shown\n"),
+        ("docs/usage.md", "# U\n\n:::{note}\nCall `parse()`.\n:::\n"),
+        (
+            "docs/usage.md",
+            "# U\n\n::::{grid}\n:::{card}\nA\n:::\n::::\n",
+        ),
+        ("docs/usage.md", "# U\n\nSee {ref}`usage` and a::b::c.\n"),
+        ("docs/usage.md", "1. Step\n\n   More about the step.\n"),
+    ] {
+        assert_eq!(
+            level_and_reasons(RiskPolicy::v6(), path, text.as_bytes()),
+            low,
+            "{text}"
+        );
+    }
+    // A directive in a file that is not a document changes nothing: it is
+    // code already.
+    assert_eq!(
+        level_and_reasons(RiskPolicy::v6(), "src/a.py", b"x = 1\n"),
+        (RiskLevel::Medium, vec![RiskReason::CodeChange])
+    );
+}
+
+/// v6 never rates a document lower than v5: on every combination of
+/// pieces of directives, fences, indentation and prose, and on the v5
+/// samples above, its tier is at least v5's.
+#[test]
+fn v6_never_rates_lower_than_v5() {
+    const PIECES: &[&str] = &[
+        "..",
+        " ",
+        "\n",
+        "   ",
+        "note",
+        "testcleanup",
+        "::",
+        ":::",
+        "```",
+        "{",
+        "}",
+        "|s|",
+        "x",
+        ">>> ",
+        "\t",
+        ".",
+    ];
+    let k = PIECES.len();
+    let mut n = 0;
+    for len in 0..=4u32 {
+        for mut code in 0..k.pow(len) {
+            let mut text = String::new();
+            for _ in 0..len {
+                text.push_str(PIECES[code % k]);
+                code /= k;
+            }
+            for path in ["docs/a.rst", "docs/a.md"] {
+                let v5 = level_and_reasons(RiskPolicy::v5(), path, text.as_bytes()).0;
+                let v6 = level_and_reasons(RiskPolicy::v6(), path, text.as_bytes()).0;
+                assert!(v6.rank() >= v5.rank(), "{text:?}");
+                n += 1;
+            }
+        }
+    }
+    assert!(n > 100_000, "{n}");
 }
