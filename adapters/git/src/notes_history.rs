@@ -5,6 +5,7 @@
 
 use probity_core::review::{
     CommitId, MAX_NOTES_HISTORY_FILES, MAX_NOTES_UPDATE_COMMITS, NOTES_REF, NotesHistory,
+    notes_listing_base,
 };
 
 use crate::cmd::GitError;
@@ -17,8 +18,10 @@ const MAX_HISTORY_LISTING: usize = 64 * 1024 * 1024;
 
 impl Repo {
     /// See [`NotesGit::notes_history`](probity_ports::review::NotesGit::notes_history): one `rev-list --parents` of the
-    /// commits, one `diff-tree --stdin --root -r` of each against its first
-    /// parent (a root against the empty tree; read up to
+    /// commits, one `diff-tree --stdin --root -r` of each against the
+    /// parent core names ([`notes_listing_base`]: one the server holds, when
+    /// there is one, else its first; a commit the listing does not bring is
+    /// one `old` reaches) (a root against the empty tree; read up to
     /// 64 MiB, the files counted, D-R138), one
     /// `rev-list --objects --disk-usage` of what only they reach; a root
     /// commit's tree and the distinct blobs' sizes (one batch) from the
@@ -38,7 +41,27 @@ impl Repo {
         listing.extend(old.map(|o| format!("^{o}")));
         let listed = self.run(&listing)?;
         let mut history = NotesHistory::default();
-        // `<commit> <first parent>` lines, and root commits (against the
+        // Each brought commit and its parents, in git's order.
+        let mut commits: Vec<(&str, Vec<CommitId>)> = Vec::new();
+        let listed = String::from_utf8_lossy(&listed);
+        for line in listed.lines() {
+            history.commits += 1;
+            let mut ids = line.split(' ');
+            let Some(commit) = ids.next() else {
+                continue;
+            };
+            let parents = ids.filter_map(|p| CommitId::parse(p).ok()).collect();
+            commits.push((commit, parents));
+        }
+        if history.commits > MAX_NOTES_UPDATE_COMMITS {
+            return Ok(history);
+        }
+        let brought: std::collections::BTreeSet<CommitId> = commits
+            .iter()
+            .filter_map(|(c, _)| CommitId::parse(*c).ok())
+            .collect();
+        // `<commit> <parent>` lines (the parent core names: one the server
+        // holds when there is one, D-R144), and root commits (against the
         // empty tree, `--root`), to diff in one process.
         let mut input = String::new();
         // Whether a root's tree is an anchor, asked once per tree: roots
@@ -46,13 +69,8 @@ impl Repo {
         // tree were each read and parsed again).
         let mut anchors: std::collections::BTreeMap<String, bool> =
             std::collections::BTreeMap::new();
-        for line in String::from_utf8_lossy(&listed).lines() {
-            history.commits += 1;
-            let mut ids = line.split(' ');
-            let (Some(commit), first) = (ids.next(), ids.next()) else {
-                continue;
-            };
-            if let Some(parent) = first {
+        for (commit, parents) in &commits {
+            if let Some(parent) = notes_listing_base(parents, old, &brought) {
                 input.push_str(&format!("{commit} {parent}\n"));
                 continue;
             }
@@ -70,9 +88,6 @@ impl Repo {
             if !anchor {
                 input.push_str(&format!("{commit}\n"));
             }
-        }
-        if history.commits > MAX_NOTES_UPDATE_COMMITS {
-            return Ok(history);
         }
         if !input.is_empty() {
             let args = [

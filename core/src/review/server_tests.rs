@@ -632,6 +632,44 @@ fn the_history_a_notes_update_brings_is_held_to_the_notes_rules() {
     assert!(check_notes_history(&at_bound).is_ok());
 }
 
+/// Red team round 6 (finding 4, D-R144): a merge of the server's notes
+/// into a teammate's is listed against the parent the server holds (the
+/// old tip first), not against its first parent, which listed every note
+/// the server already held again; a parent the update brings (one the
+/// pusher made, whatever its tree) is never preferred to a held one, and a
+/// commit whose parents are all brought is listed against its first.
+#[test]
+fn a_brought_commit_is_listed_against_a_parent_the_server_holds() {
+    use std::collections::BTreeSet;
+    let id = |c: char| CommitId::parse(c.to_string().repeat(40)).unwrap();
+    let (old, held, mine, made) = (id('a'), id('b'), id('c'), id('d'));
+    let brought: BTreeSet<CommitId> = [mine.clone(), made.clone()].into_iter().collect();
+    // The teammate's `cat_sort_uniq` merge: its own notes first, the
+    // server's second.
+    let merge = [mine.clone(), old.clone()];
+    assert_eq!(notes_listing_base(&merge, Some(&old), &brought), Some(&old));
+    // A held parent that is not the old tip (an ancestor of it), after a
+    // fabricated one.
+    let earlier = [made.clone(), held.clone()];
+    assert_eq!(
+        notes_listing_base(&earlier, Some(&old), &brought),
+        Some(&held)
+    );
+    // The old tip wins over another held parent, whatever the order.
+    let both = [held.clone(), made.clone(), old.clone()];
+    assert_eq!(notes_listing_base(&both, Some(&old), &brought), Some(&old));
+    // Parents all brought (a fabricated one among them): the first.
+    let fabricated = [made.clone(), mine.clone()];
+    assert_eq!(
+        notes_listing_base(&fabricated, Some(&old), &brought),
+        Some(&made)
+    );
+    // A new notes ref: everything is brought.
+    let all: BTreeSet<CommitId> = [old.clone(), mine.clone()].into_iter().collect();
+    assert_eq!(notes_listing_base(&merge, None, &all), Some(&mine));
+    assert_eq!(notes_listing_base(&[], Some(&old), &brought), None);
+}
+
 /// Red team round 5 (D-R133): an earlier delivery through a rebase proof
 /// (other trees, the approval's change) spends the approval when it is in
 /// the ref's history; the rule over its paths and bytes is core's.
