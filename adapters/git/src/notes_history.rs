@@ -5,7 +5,7 @@
 
 use probity_core::review::{
     CommitId, MAX_NOTES_HISTORY_FILES, MAX_NOTES_UPDATE_COMMITS, NOTES_REF, NotesHistory,
-    notes_listing_base,
+    moved_notes, notes_listing_base,
 };
 
 use crate::cmd::GitError;
@@ -108,30 +108,59 @@ impl Repo {
                 history.files_listed = usize::MAX;
                 return Ok(history);
             };
-            let mut commit = None;
             let mut listed: Vec<(CommitId, String, String)> = Vec::new();
+            // One commit's diff at a time: the files it lists (path,
+            // blob) and those it drops, so a note that only moved between
+            // fan-out levels is not counted (D-R144, core's `moved_notes`).
+            let mut commit: Option<CommitId> = None;
+            let (mut added, mut removed) = (Vec::new(), Vec::new());
+            let mut flush = |commit: &Option<CommitId>,
+                             added: &mut Vec<(String, String)>,
+                             removed: &mut Vec<(String, String)>,
+                             history: &mut NotesHistory| {
+                let moved = moved_notes(added, removed);
+                removed.clear();
+                for ((path, blob), moved) in added.drain(..).zip(moved) {
+                    let Some(c) = commit.as_ref().filter(|_| !moved) else {
+                        continue;
+                    };
+                    history.files_listed += 1;
+                    if history.files_listed > MAX_NOTES_HISTORY_FILES {
+                        return false;
+                    }
+                    listed.push((c.clone(), path, blob));
+                }
+                true
+            };
             for line in String::from_utf8_lossy(&out).lines() {
                 let Some(raw) = line.strip_prefix(':') else {
                     // The commit (and parent) a diff is of.
+                    if !flush(&commit, &mut added, &mut removed, &mut history) {
+                        return Ok(history);
+                    }
                     commit = line.split(' ').next().and_then(|c| CommitId::parse(c).ok());
                     continue;
                 };
-                let (Some((meta, path)), Some(c)) = (raw.split_once('\t'), &commit) else {
+                let Some((meta, path)) = raw.split_once('\t') else {
                     continue;
                 };
                 let fields: Vec<&str> = meta.split(' ').collect();
-                let [_, _, _, after, _] = fields[..] else {
+                let [_, _, before, after, _] = fields[..] else {
                     continue;
                 };
-                if after.bytes().all(|b| b == b'0') {
+                let zero = |id: &str| id.bytes().all(|b| b == b'0');
+                if zero(after) {
+                    if !zero(before) {
+                        removed.push((path.to_owned(), before.to_owned()));
+                    }
                     continue;
                 }
-                history.files_listed += 1;
-                if history.files_listed > MAX_NOTES_HISTORY_FILES {
-                    return Ok(history);
-                }
-                listed.push((c.clone(), path.to_owned(), after.to_owned()));
+                added.push((path.to_owned(), after.to_owned()));
             }
+            if !flush(&commit, &mut added, &mut removed, &mut history) {
+                return Ok(history);
+            }
+            drop(flush);
             let mut blobs: Vec<&str> = listed.iter().map(|(_, _, b)| b.as_str()).collect();
             blobs.sort_unstable();
             blobs.dedup();

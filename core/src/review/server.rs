@@ -367,6 +367,41 @@ pub fn notes_listing_base<'a>(
         .or_else(|| parents.first())
 }
 
+/// Which of the files one brought notes commit lists against its base
+/// (`added`: each one's path and blob, where the base holds no such blob at
+/// that path) only moved: a note whose blob the base holds for the same
+/// commit at a path this commit no longer holds (`removed`: the base's
+/// files this commit dropped, with their blobs), each removed path paired
+/// once. git re-fans the notes trees it writes (a teammate's
+/// `cat_sort_uniq` merge over a flood the pusher wrote one level deep moved
+/// all 200,000 of its notes), and a move adds nothing (D-R126 (1)), so the
+/// history's listing does not count it either (D-R144). What moves cost to
+/// list stays bounded by the listing's bytes.
+pub fn moved_notes(added: &[(String, String)], removed: &[(String, String)]) -> Vec<bool> {
+    let mut dropped: std::collections::BTreeMap<(String, &str), usize> =
+        std::collections::BTreeMap::new();
+    for (path, blob) in removed {
+        if let Some(commit) = note_path_commit(path) {
+            *dropped.entry((commit, blob.as_str())).or_default() += 1;
+        }
+    }
+    added
+        .iter()
+        .map(|(path, blob)| {
+            let Some(commit) = note_path_commit(path) else {
+                return false;
+            };
+            match dropped.get_mut(&(commit, blob.as_str())) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    true
+                }
+                _ => false,
+            }
+        })
+        .collect()
+}
+
 /// The part of [`check_notes_history`] about how much the update's
 /// history lists (at most [`MAX_NOTES_UPDATE_COMMITS`] commits and
 /// [`MAX_NOTES_HISTORY_FILES`] files): asked before anything is read file

@@ -670,6 +670,34 @@ fn a_brought_commit_is_listed_against_a_parent_the_server_holds() {
     assert_eq!(notes_listing_base(&[], Some(&old), &brought), None);
 }
 
+/// D-R144: a note git moved to another fan-out path (the same commit, the
+/// same blob, its old path dropped) is not counted as listed; each dropped
+/// path pairs with one added path only, and another blob, another commit
+/// or a path that names no commit is counted.
+#[test]
+fn a_note_moved_between_fan_out_levels_is_not_listed_as_added() {
+    let id = "0123456789abcdef0123456789abcdef01234567";
+    let flat = id.to_string();
+    let one = format!("01/{}", &id[2..]);
+    let two = format!("01/23/{}", &id[4..]);
+    let other = "89abcdef0123456789abcdef0123456789abcdef".to_string();
+    let p = |a: &str, b: &str| (a.to_string(), b.to_string());
+    let removed = vec![p(&one, "b1")];
+    let added = vec![
+        p(&two, "b1"),
+        p(&flat, "b1"),
+        p(&two, "b2"),
+        p(&other, "b1"),
+        p("junk", "b1"),
+    ];
+    assert_eq!(
+        moved_notes(&added, &removed),
+        vec![true, false, false, false, false]
+    );
+    assert_eq!(moved_notes(&added, &[]), vec![false; 5]);
+    assert_eq!(moved_notes(&[], &removed), Vec::<bool>::new());
+}
+
 /// Red team round 5 (D-R133): an earlier delivery through a rebase proof
 /// (other trees, the approval's change) spends the approval when it is in
 /// the ref's history; the rule over its paths and bytes is core's.
