@@ -694,7 +694,7 @@ impl Repo {
                 // read once each (D-R144: a push of 200,000 notes asked git
                 // 2.6 million paths), then every blob's size in one batch.
                 let mut trees = NoteTrees::new(self);
-                let mut paths: Vec<(Vec<(String, String)>, Vec<(String, String)>)> = Vec::new();
+                let mut paths: Vec<NoteEntries> = Vec::new();
                 for (path, before, after) in &changes {
                     if let (None, Some(_), Some(commit)) = (before, after, note_commit(path)) {
                         paths.push((
@@ -751,6 +751,10 @@ impl Repo {
     }
 }
 
+/// A commit's note paths with their objects (path, id) in the old notes
+/// tree and in the new.
+type NoteEntries = (Vec<(String, String)>, Vec<(String, String)>);
+
 /// A size as the notes' rules read it: anything but a blob is over every
 /// bound.
 fn blob_size(kind: &(bool, u64)) -> u64 {
@@ -774,7 +778,7 @@ fn note_commit(path: &str) -> Option<CommitId> {
 fn added_note(
     path: String,
     size: u64,
-    entries: Option<(Vec<(String, String)>, Vec<(String, String)>)>,
+    entries: Option<NoteEntries>,
     sizes: &std::collections::BTreeMap<String, (bool, u64)>,
 ) -> AddedNoteFile {
     let Some((old, new)) = entries else {

@@ -160,7 +160,6 @@ impl Repo {
             if !flush(&commit, &mut added, &mut removed, &mut history) {
                 return Ok(history);
             }
-            drop(flush);
             let mut blobs: Vec<&str> = listed.iter().map(|(_, _, b)| b.as_str()).collect();
             blobs.sort_unstable();
             blobs.dedup();
