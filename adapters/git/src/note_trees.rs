@@ -138,9 +138,18 @@ fn parse_tree(mut rest: &[u8], id_len: usize) -> Option<Entries> {
             hex.push(char::from(HEX[usize::from(b >> 4)]));
             hex.push(char::from(HEX[usize::from(b & 0xf)]));
         }
+        // A tree by its mode's type bits, as git reads a mode (octal; a
+        // zero-padded `040000` is a tree too).
+        let mut bits: u32 = 0;
+        for d in mode {
+            if !(b'0'..=b'7').contains(d) {
+                return None;
+            }
+            bits = bits.checked_mul(8)?.checked_add(u32::from(d - b'0'))?;
+        }
         entries
             .entry(name.to_vec())
-            .or_insert((mode == b"40000", hex));
+            .or_insert((bits & 0o170_000 == 0o040_000, hex));
         rest = &tail[1 + id_len..];
     }
     Some(entries)
