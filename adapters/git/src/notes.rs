@@ -670,16 +670,27 @@ impl Repo {
                     };
                     files.push((path.to_owned(), size));
                 }
-                // Every file is new; a commit's other paths are in the list.
+                // Every file is new; a commit's other paths are in the list,
+                // found through one map by commit (comparing every pair was
+                // quadratic: 200,000 notes on a new notes ref, D-R144).
+                let mut by_commit: std::collections::BTreeMap<String, Vec<&str>> =
+                    std::collections::BTreeMap::new();
+                for (path, _) in &files {
+                    if let Some(c) = note_path_commit(path) {
+                        by_commit.entry(c).or_default().push(path);
+                    }
+                }
                 for (path, size) in &files {
-                    let commit = note_path_commit(path);
-                    let other_paths = files
-                        .iter()
-                        .filter(|(p, _)| {
-                            p != path && commit.is_some() && note_path_commit(p) == commit
+                    let other_paths = note_path_commit(path)
+                        .and_then(|c| by_commit.get(&c))
+                        .map(|paths| {
+                            paths
+                                .iter()
+                                .filter(|p| **p != path.as_str())
+                                .map(|p| (*p).to_owned())
+                                .collect()
                         })
-                        .map(|(p, _)| p.clone())
-                        .collect();
+                        .unwrap_or_default();
                     out.push(AddedNoteFile {
                         path: path.clone(),
                         size: *size,
