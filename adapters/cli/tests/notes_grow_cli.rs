@@ -832,7 +832,8 @@ fn a_notes_history_listing_too_many_files_is_refused() {
         .push_from(&agent, &["origin", "refs/notes/probity"])
         .unwrap_err();
     assert!(
-        err.contains("input_too_large") && err.contains("files against their first parents"),
+        err.contains("input_too_large")
+            && err.contains("files the trees they are listed against do not hold"),
         "{err}"
     );
     assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
@@ -913,4 +914,139 @@ fn notes_grown_in_place_count_toward_the_update_bound() {
         .unwrap_err();
     assert!(err.contains("input_too_large"), "{err}");
     assert_eq!(s.server_rev("refs/notes/probity"), held);
+}
+
+/// A notes commit on `cwd`'s refs/notes/probity whose tree is the current
+/// notes tree plus `count` one-line notes on ids no commit has (`seed`
+/// tells two floods apart), at `levels` fan-out levels (2 is git's own for
+/// so many notes; at 1, as the red team wrote them, a teammate's
+/// `cat_sort_uniq` merge moves every one), written by one `fast-import` on
+/// refs/notes/flood. Returns the new commit.
+fn flood_notes(cwd: &Path, count: usize, seed: u8, levels: usize) -> String {
+    let tip = git_out(cwd, &["rev-parse", "refs/notes/probity"], b"", &[]);
+    let mut script = String::from("blob\nmark :1\ndata 5\njunk\n");
+    script.push_str("commit refs/notes/flood\ncommitter a <a@probity.invalid> 0 +0000\n");
+    script.push_str(&format!("data 5\nflood\nfrom {tip}\n"));
+    for i in 0..count as u64 {
+        // Spread over the fan-out directories; unique by `i`.
+        let spread = i.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let id = format!("{spread:016x}{seed:02x}{i:022x}");
+        let path = match levels {
+            1 => format!("{}/{}", &id[..2], &id[2..]),
+            _ => format!("{}/{}/{}", &id[..2], &id[2..4], &id[4..]),
+        };
+        script.push_str(&format!("M 100644 :1 {path}\n"));
+    }
+    script.push('\n');
+    git_out(
+        cwd,
+        &["fast-import", "--quiet", "--force"],
+        script.as_bytes(),
+        &[],
+    );
+    git_out(cwd, &["rev-parse", "refs/notes/flood"], b"", &[])
+}
+
+/// Red team round 6 (finding 4): a pusher adds as many tiny notes on ids
+/// no commit has as one update may list (`MAX_NOTES_HISTORY_FILES`). A
+/// teammate whose `probity push` then merges the server's notes into its
+/// own (`cat_sort_uniq`, its own notes the merge's first parent) sent a
+/// merge listed against that first parent: the server's notes counted
+/// again, over the bound, and every teammate's reviewed push was refused
+/// `input_too_large`. The merge is listed against the parent the server
+/// holds, and the notes git's merge moved to two fan-out levels (the
+/// flood is written one level deep, as the red team wrote it) are no
+/// additions: the push lands. The flood itself is admitted through the
+/// hook, its notes' paths looked up in trees read once (it cost 203 s).
+#[test]
+fn a_flood_of_notes_on_the_server_does_not_jam_a_teammates_merged_push() {
+    let s = Setup::new();
+    let (_tip, _d, agent) = published_and_cloned(&s);
+    let flood = flood_notes(&agent, probity_core::review::MAX_NOTES_HISTORY_FILES, 1, 1);
+    s.push_from(&agent, &["origin", &format!("{flood}:refs/notes/probity")])
+        .unwrap();
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(flood.clone()));
+    // The teammate's next reviewed commit, its note published locally
+    // first, so its push merges the server's notes (a merge commit whose
+    // first parent is the teammate's notes).
+    std::fs::write(
+        s.f.root().join("src/parser.rs"),
+        "// parser\nfn parse() {}\nfn b() {}\n",
+    )
+    .unwrap();
+    approve_live(s.f.root(), s.inputs.path());
+    s.f.commit_all("next").unwrap();
+    probity_ok(s.f.root(), &["publish"]);
+    let r = probity(s.f.root(), &["push", "origin", "main"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(s.server_rev("refs/heads/main"), s.rev(s.f.root(), "HEAD"));
+    let notes = s.server_rev("refs/notes/probity").unwrap();
+    let parents = git_out(
+        &s.server,
+        &["rev-list", "--parents", "-n1", &notes],
+        b"",
+        &[],
+    );
+    assert!(
+        parents.split(' ').count() == 3 && parents.contains(&flood),
+        "the teammate's notes merged the server's: {parents}"
+    );
+    next_reviewed_push_lands(&s, "fn again() {}\n");
+}
+
+/// What D-R144 keeps: a merge-shaped notes update is listed against the
+/// parent the server holds, so one that adds more files than the listing
+/// may hold is refused however its parents are arranged: the old tip as
+/// its second parent with an empty fabricated root first (listed against
+/// the old tip), or the old tip first and a fabricated root holding the
+/// merge's own tree second (the root listed against the empty tree; the
+/// merge against the old tip, never against the pusher's parent).
+#[test]
+fn a_merge_shaped_notes_update_adding_more_than_the_listing_bound_is_refused() {
+    let s = Setup::new();
+    let (_tip, _d, agent) = published_and_cloned(&s);
+    let old = s.server_rev("refs/notes/probity").unwrap();
+    let big = flood_notes(
+        &agent,
+        probity_core::review::MAX_NOTES_HISTORY_FILES + 1,
+        2,
+        2,
+    );
+    let git = |args: &[&str]| git_out(&agent, args, b"", &[]);
+    let tree = git(&["rev-parse", &format!("{big}^{{tree}}")]);
+    let empty = git_out(&agent, &["mktree"], b"", &[]);
+    let root_empty = git(&["commit-tree", &empty, "-m", "root"]);
+    let root_same = git(&["commit-tree", &tree, "-m", "root"]);
+    let second = git(&[
+        "commit-tree",
+        &tree,
+        "-p",
+        &root_empty,
+        "-p",
+        &old,
+        "-m",
+        "m",
+    ]);
+    let first = git(&[
+        "commit-tree",
+        &tree,
+        "-p",
+        &old,
+        "-p",
+        &root_same,
+        "-m",
+        "m",
+    ]);
+    for merge in [second, first] {
+        let err = s
+            .push_from(&agent, &["origin", &format!("{merge}:refs/notes/probity")])
+            .unwrap_err();
+        assert!(
+            err.contains("input_too_large")
+                && err.contains("files the trees they are listed against do not hold"),
+            "{err}"
+        );
+        assert_eq!(s.server_rev("refs/notes/probity"), Some(old.clone()));
+    }
+    next_reviewed_push_lands(&s, "fn again() {}\n");
 }

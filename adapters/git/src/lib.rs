@@ -17,6 +17,7 @@ pub mod export;
 #[cfg(feature = "fixture")]
 pub mod fixture;
 mod index;
+mod note_trees;
 pub mod notes;
 mod notes_history;
 pub mod objects;

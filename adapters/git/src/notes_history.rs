@@ -5,6 +5,7 @@
 
 use probity_core::review::{
     CommitId, MAX_NOTES_HISTORY_FILES, MAX_NOTES_UPDATE_COMMITS, NOTES_REF, NotesHistory,
+    moved_notes, notes_listing_base,
 };
 
 use crate::cmd::GitError;
@@ -17,8 +18,10 @@ const MAX_HISTORY_LISTING: usize = 64 * 1024 * 1024;
 
 impl Repo {
     /// See [`NotesGit::notes_history`](probity_ports::review::NotesGit::notes_history): one `rev-list --parents` of the
-    /// commits, one `diff-tree --stdin --root -r` of each against its first
-    /// parent (a root against the empty tree; read up to
+    /// commits, one `diff-tree --stdin --root -r` of each against the
+    /// parent core names ([`notes_listing_base`]: one the server holds, when
+    /// there is one, else its first; a commit the listing does not bring is
+    /// one `old` reaches) (a root against the empty tree; read up to
     /// 64 MiB, the files counted, D-R138), one
     /// `rev-list --objects --disk-usage` of what only they reach; a root
     /// commit's tree and the distinct blobs' sizes (one batch) from the
@@ -38,7 +41,27 @@ impl Repo {
         listing.extend(old.map(|o| format!("^{o}")));
         let listed = self.run(&listing)?;
         let mut history = NotesHistory::default();
-        // `<commit> <first parent>` lines, and root commits (against the
+        // Each brought commit and its parents, in git's order.
+        let mut commits: Vec<(&str, Vec<CommitId>)> = Vec::new();
+        let listed = String::from_utf8_lossy(&listed);
+        for line in listed.lines() {
+            history.commits += 1;
+            let mut ids = line.split(' ');
+            let Some(commit) = ids.next() else {
+                continue;
+            };
+            let parents = ids.filter_map(|p| CommitId::parse(p).ok()).collect();
+            commits.push((commit, parents));
+        }
+        if history.commits > MAX_NOTES_UPDATE_COMMITS {
+            return Ok(history);
+        }
+        let brought: std::collections::BTreeSet<CommitId> = commits
+            .iter()
+            .filter_map(|(c, _)| CommitId::parse(*c).ok())
+            .collect();
+        // `<commit> <parent>` lines (the parent core names: one the server
+        // holds when there is one, D-R144), and root commits (against the
         // empty tree, `--root`), to diff in one process.
         let mut input = String::new();
         // Whether a root's tree is an anchor, asked once per tree: roots
@@ -46,13 +69,8 @@ impl Repo {
         // tree were each read and parsed again).
         let mut anchors: std::collections::BTreeMap<String, bool> =
             std::collections::BTreeMap::new();
-        for line in String::from_utf8_lossy(&listed).lines() {
-            history.commits += 1;
-            let mut ids = line.split(' ');
-            let (Some(commit), first) = (ids.next(), ids.next()) else {
-                continue;
-            };
-            if let Some(parent) = first {
+        for (commit, parents) in &commits {
+            if let Some(parent) = notes_listing_base(parents, old, &brought) {
                 input.push_str(&format!("{commit} {parent}\n"));
                 continue;
             }
@@ -70,9 +88,6 @@ impl Repo {
             if !anchor {
                 input.push_str(&format!("{commit}\n"));
             }
-        }
-        if history.commits > MAX_NOTES_UPDATE_COMMITS {
-            return Ok(history);
         }
         if !input.is_empty() {
             let args = [
@@ -93,29 +108,57 @@ impl Repo {
                 history.files_listed = usize::MAX;
                 return Ok(history);
             };
-            let mut commit = None;
             let mut listed: Vec<(CommitId, String, String)> = Vec::new();
+            // One commit's diff at a time: the files it lists (path,
+            // blob) and those it drops, so a note that only moved between
+            // fan-out levels is not counted (D-R144, core's `moved_notes`).
+            let mut commit: Option<CommitId> = None;
+            let (mut added, mut removed) = (Vec::new(), Vec::new());
+            let mut flush = |commit: &Option<CommitId>,
+                             added: &mut Vec<(String, String)>,
+                             removed: &mut Vec<(String, String)>,
+                             history: &mut NotesHistory| {
+                let moved = moved_notes(added, removed);
+                removed.clear();
+                for ((path, blob), moved) in added.drain(..).zip(moved) {
+                    let Some(c) = commit.as_ref().filter(|_| !moved) else {
+                        continue;
+                    };
+                    history.files_listed += 1;
+                    if history.files_listed > MAX_NOTES_HISTORY_FILES {
+                        return false;
+                    }
+                    listed.push((c.clone(), path, blob));
+                }
+                true
+            };
             for line in String::from_utf8_lossy(&out).lines() {
                 let Some(raw) = line.strip_prefix(':') else {
                     // The commit (and parent) a diff is of.
+                    if !flush(&commit, &mut added, &mut removed, &mut history) {
+                        return Ok(history);
+                    }
                     commit = line.split(' ').next().and_then(|c| CommitId::parse(c).ok());
                     continue;
                 };
-                let (Some((meta, path)), Some(c)) = (raw.split_once('\t'), &commit) else {
+                let Some((meta, path)) = raw.split_once('\t') else {
                     continue;
                 };
                 let fields: Vec<&str> = meta.split(' ').collect();
-                let [_, _, _, after, _] = fields[..] else {
+                let [_, _, before, after, _] = fields[..] else {
                     continue;
                 };
-                if after.bytes().all(|b| b == b'0') {
+                let zero = |id: &str| id.bytes().all(|b| b == b'0');
+                if zero(after) {
+                    if !zero(before) {
+                        removed.push((path.to_owned(), before.to_owned()));
+                    }
                     continue;
                 }
-                history.files_listed += 1;
-                if history.files_listed > MAX_NOTES_HISTORY_FILES {
-                    return Ok(history);
-                }
-                listed.push((c.clone(), path.to_owned(), after.to_owned()));
+                added.push((path.to_owned(), after.to_owned()));
+            }
+            if !flush(&commit, &mut added, &mut removed, &mut history) {
+                return Ok(history);
             }
             let mut blobs: Vec<&str> = listed.iter().map(|(_, _, b)| b.as_str()).collect();
             blobs.sort_unstable();

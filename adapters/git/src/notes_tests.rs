@@ -397,3 +397,61 @@ fn notes_history_exempts_anchor_roots_once_per_tree_and_no_look_alike() {
         "only the look-alikes list files: {history:?}"
     );
 }
+
+/// D-R144: `NoteTrees` answers a commit's note paths as git's own
+/// `<notes>:<path>` look-up does: every fan-out level, a path through a
+/// file names nothing, a missing one nothing.
+#[test]
+fn note_trees_look_paths_up_as_git_does() {
+    let (_f, repo, _head) = fixture();
+    let mktree = |listing: &str| -> String {
+        let out = repo
+            .run_with(["mktree"], &[], Some(listing.as_bytes()))
+            .unwrap();
+        String::from_utf8(out).unwrap().trim().to_string()
+    };
+    let blob = |body: &str| -> String {
+        let out = repo
+            .run_with(["hash-object", "-w", "--stdin"], &[], Some(body.as_bytes()))
+            .unwrap();
+        String::from_utf8(out).unwrap().trim().to_string()
+    };
+    let mut ids: Vec<String> = (1..=4u8).map(|i| format!("ab{:038x}", i)).collect();
+    ids[2] = format!("cd{}", &ids[2][2..]);
+    let (b1, b2, b3) = (blob("one\n"), blob("two\n"), blob("three\n"));
+    // ids[0] flat and at one level; ids[1] at two levels; ids[2] under a
+    // file named `cd` (nothing); ids[3] nowhere.
+    let deep = mktree(&format!("100644 blob {b2}\t{}\n", &ids[1][4..]));
+    let level1 = mktree(&format!(
+        "100644 blob {b1}\t{}\n040000 tree {deep}\t{}\n",
+        &ids[0][2..],
+        &ids[1][2..4]
+    ));
+    let root = mktree(&format!(
+        "100644 blob {b3}\t{}\n040000 tree {level1}\tab\n100644 blob {b3}\tcd\n",
+        ids[0]
+    ));
+    let commit = String::from_utf8(repo.run(["commit-tree", &root, "-m", "n"]).unwrap()).unwrap();
+    let notes = CommitId::parse(commit.trim()).unwrap();
+    let mut trees = NoteTrees::new(&repo);
+    for id in &ids {
+        let id = CommitId::parse(id).unwrap();
+        let ours = trees.note_entries(&notes, &id).unwrap();
+        let git: Vec<(String, String)> = note_paths(&id)
+            .into_iter()
+            .filter_map(|p| {
+                repo.object_info(&format!("{notes}:{p}"))
+                    .unwrap()
+                    .map(|i| (p, i.oid))
+            })
+            .collect();
+        assert_eq!(ours, git, "{id}");
+    }
+    assert_eq!(
+        trees
+            .note_entries(&notes, &CommitId::parse(&ids[0]).unwrap())
+            .unwrap()
+            .len(),
+        2
+    );
+}

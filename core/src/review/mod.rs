@@ -202,10 +202,11 @@ pub use server::{
     PathEntry, PriorDelivery, ProtectedRefDeleted, ReceiveInputError, ReceiveUpdate, SERVER_MARKER,
     ServerHookOwner, approved_change, approved_deliveries, check_added_notes,
     check_approvals_not_replayed, check_default_branch_creation, check_deletion,
-    check_left_to_notes, check_note_growth, check_notes_history, check_notes_update,
-    delivers_the_approved_change, hook_runners, is_authority_ref, may_run, new_ref_policy_bases,
-    note_path_commit, note_paths, parse_receive_updates, pre_receive_script,
-    protected_update_policy_bases, server_hook_owner, split_notes_updates,
+    check_left_to_notes, check_note_growth, check_notes_history, check_notes_history_listing,
+    check_notes_update, delivers_the_approved_change, hook_runners, is_authority_ref, may_run,
+    moved_notes, new_ref_policy_bases, note_path_commit, note_paths, notes_listing_base,
+    parse_receive_updates, pre_receive_script, protected_update_policy_bases, server_hook_owner,
+    split_notes_updates,
 };
 pub use snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, DiffAnchor, FileMode, FrozenCandidate,

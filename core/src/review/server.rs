@@ -318,11 +318,12 @@ pub struct NotesHistory {
     /// How many commits the update brings (at most one more than
     /// [`MAX_NOTES_UPDATE_COMMITS`] are read).
     pub commits: usize,
-    /// Each file a brought commit's tree holds where its first parent's
-    /// tree (a root commit: the empty tree) holds no such blob, except in
-    /// Probity's anchor commits (a root whose tree lists review trees by
-    /// their own ids): the commit, the file's path and its size
-    /// (`u64::MAX`: no blob).
+    /// Each file a brought commit's tree holds where the tree it is listed
+    /// against ([`notes_listing_base`]: a parent the server already holds,
+    /// else its first parent; a root commit: the empty tree) holds no such
+    /// blob, except in Probity's anchor commits (a root whose tree lists
+    /// review trees by their own ids): the commit, the file's path and its
+    /// size (`u64::MAX`: no blob).
     pub files: Vec<(CommitId, String, u64)>,
     /// How many such files the brought commits list in all, each commit's
     /// counted again (`files` may stop past [`MAX_NOTES_HISTORY_FILES`];
@@ -335,21 +336,80 @@ pub struct NotesHistory {
 }
 
 /// The most files the commits one notes update brings may list against
-/// their first parents, each commit's counted again (red team round 5: an
-/// alternating notes history of under 1 MB listed 5 million files, 62 s
-/// and 2.2 GB at the hook). A merge of a teammate's notes lists the notes
-/// it brings; this is many times what an honest update lists.
+/// the trees [`notes_listing_base`] names, each commit's counted again (red
+/// team round 5: an alternating notes history of under 1 MB listed 5
+/// million files, 62 s and 2.2 GB at the hook). A merge of the server's
+/// notes into a teammate's lists only the teammate's notes (D-R144); this
+/// is many times what an honest update lists.
 pub const MAX_NOTES_HISTORY_FILES: usize = 200_000;
 
-/// The rule for the history a notes update brings: at most
-/// [`MAX_NOTES_UPDATE_COMMITS`] commits; every file a commit adds to its
-/// first parent's tree is a note at a canonical path
-/// ([`note_path_commit`]) within [`MAX_NOTE_BYTES`], so every commit but
-/// Probity's anchors is a notes commit (a `cat_sort_uniq` merge, whose
-/// parents are notes commits, is one); and what only these commits store
-/// is at most [`MAX_ADDED_NOTES_BYTES`], the bound on what an update adds
-/// to the notes. The refusal names the path and its commit, when one.
-pub fn check_notes_history(h: &NotesHistory) -> Result<(), (NotesRefDenial, Option<String>)> {
+/// The commit whose tree the files of a commit a notes update brings are
+/// listed against (D-R138, D-R144), given its `parents` in order, the
+/// update's old tip `old` and the commits the update brings (`brought`:
+/// those its new tip reaches and `old` does not). A parent not brought is
+/// one the server already holds (`old` or a commit it reaches), whose files
+/// the server holds already: what the commit adds is what that tree lacks.
+/// `old` itself is preferred among such parents, then the first held one
+/// in order. A commit whose parents are all brought is listed against its
+/// first parent, whose own files are listed in turn, so every file a
+/// brought commit holds is listed once somewhere or is already held, and
+/// a parent the pusher made (brought, whatever its tree) never lowers the
+/// count. `None`: a root commit (listed against the empty tree).
+pub fn notes_listing_base<'a>(
+    parents: &'a [CommitId],
+    old: Option<&CommitId>,
+    brought: &std::collections::BTreeSet<CommitId>,
+) -> Option<&'a CommitId> {
+    parents
+        .iter()
+        .find(|p| Some(*p) == old)
+        .or_else(|| parents.iter().find(|p| !brought.contains(*p)))
+        .or_else(|| parents.first())
+}
+
+/// Which of the files one brought notes commit lists against its base
+/// (`added`: each one's path and blob, where the base holds no such blob at
+/// that path) only moved: a note whose blob the base holds for the same
+/// commit at a path this commit no longer holds (`removed`: the base's
+/// files this commit dropped, with their blobs), each removed path paired
+/// once. git re-fans the notes trees it writes (a teammate's
+/// `cat_sort_uniq` merge over a flood the pusher wrote one level deep moved
+/// all 200,000 of its notes), and a move adds nothing (D-R126 (1)), so the
+/// history's listing does not count it either (D-R144). What moves cost to
+/// list stays bounded by the listing's bytes.
+pub fn moved_notes(added: &[(String, String)], removed: &[(String, String)]) -> Vec<bool> {
+    let mut dropped: std::collections::BTreeMap<(String, &str), usize> =
+        std::collections::BTreeMap::new();
+    for (path, blob) in removed {
+        if let Some(commit) = note_path_commit(path) {
+            *dropped.entry((commit, blob.as_str())).or_default() += 1;
+        }
+    }
+    added
+        .iter()
+        .map(|(path, blob)| {
+            let Some(commit) = note_path_commit(path) else {
+                return false;
+            };
+            match dropped.get_mut(&(commit, blob.as_str())) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    true
+                }
+                _ => false,
+            }
+        })
+        .collect()
+}
+
+/// The part of [`check_notes_history`] about how much the update's
+/// history lists (at most [`MAX_NOTES_UPDATE_COMMITS`] commits and
+/// [`MAX_NOTES_HISTORY_FILES`] files): asked before anything is read file
+/// by file, so an update over these bounds costs no more than the listing
+/// (D-R144).
+pub fn check_notes_history_listing(
+    h: &NotesHistory,
+) -> Result<(), (NotesRefDenial, Option<String>)> {
     if h.commits > MAX_NOTES_UPDATE_COMMITS {
         let why = format!("{} commits (at most {MAX_NOTES_UPDATE_COMMITS})", h.commits);
         return Err((NotesRefDenial::NotesTooLarge, Some(why)));
@@ -359,12 +419,25 @@ pub fn check_notes_history(h: &NotesHistory) -> Result<(), (NotesRefDenial, Opti
             "the files its commits list are over the listing's byte bound".to_string()
         } else {
             format!(
-                "its commits list {} files against their first parents (at most {MAX_NOTES_HISTORY_FILES})",
+                "its commits list {} files the trees they are listed against do not hold (at most {MAX_NOTES_HISTORY_FILES})",
                 h.files_listed
             )
         };
         return Err((NotesRefDenial::NotesTooLarge, Some(why)));
     }
+    Ok(())
+}
+
+/// The rule for the history a notes update brings: at most
+/// [`MAX_NOTES_UPDATE_COMMITS`] commits; every file a commit adds to the
+/// tree it is listed against ([`notes_listing_base`]) is a note at a canonical path
+/// ([`note_path_commit`]) within [`MAX_NOTE_BYTES`], so every commit but
+/// Probity's anchors is a notes commit (a `cat_sort_uniq` merge, whose
+/// parents are notes commits, is one); and what only these commits store
+/// is at most [`MAX_ADDED_NOTES_BYTES`], the bound on what an update adds
+/// to the notes. The refusal names the path and its commit, when one.
+pub fn check_notes_history(h: &NotesHistory) -> Result<(), (NotesRefDenial, Option<String>)> {
+    check_notes_history_listing(h)?;
     for (commit, path, size) in &h.files {
         let at = || Some(format!("{path} in notes commit {commit}"));
         if note_path_commit(path).is_none() {

@@ -632,6 +632,72 @@ fn the_history_a_notes_update_brings_is_held_to_the_notes_rules() {
     assert!(check_notes_history(&at_bound).is_ok());
 }
 
+/// Red team round 6 (finding 4, D-R144): a merge of the server's notes
+/// into a teammate's is listed against the parent the server holds (the
+/// old tip first), not against its first parent, which listed every note
+/// the server already held again; a parent the update brings (one the
+/// pusher made, whatever its tree) is never preferred to a held one, and a
+/// commit whose parents are all brought is listed against its first.
+#[test]
+fn a_brought_commit_is_listed_against_a_parent_the_server_holds() {
+    use std::collections::BTreeSet;
+    let id = |c: char| CommitId::parse(c.to_string().repeat(40)).unwrap();
+    let (old, held, mine, made) = (id('a'), id('b'), id('c'), id('d'));
+    let brought: BTreeSet<CommitId> = [mine.clone(), made.clone()].into_iter().collect();
+    // The teammate's `cat_sort_uniq` merge: its own notes first, the
+    // server's second.
+    let merge = [mine.clone(), old.clone()];
+    assert_eq!(notes_listing_base(&merge, Some(&old), &brought), Some(&old));
+    // A held parent that is not the old tip (an ancestor of it), after a
+    // fabricated one.
+    let earlier = [made.clone(), held.clone()];
+    assert_eq!(
+        notes_listing_base(&earlier, Some(&old), &brought),
+        Some(&held)
+    );
+    // The old tip wins over another held parent, whatever the order.
+    let both = [held.clone(), made.clone(), old.clone()];
+    assert_eq!(notes_listing_base(&both, Some(&old), &brought), Some(&old));
+    // Parents all brought (a fabricated one among them): the first.
+    let fabricated = [made.clone(), mine.clone()];
+    assert_eq!(
+        notes_listing_base(&fabricated, Some(&old), &brought),
+        Some(&made)
+    );
+    // A new notes ref: everything is brought.
+    let all: BTreeSet<CommitId> = [old.clone(), mine.clone()].into_iter().collect();
+    assert_eq!(notes_listing_base(&merge, None, &all), Some(&mine));
+    assert_eq!(notes_listing_base(&[], Some(&old), &brought), None);
+}
+
+/// D-R144: a note git moved to another fan-out path (the same commit, the
+/// same blob, its old path dropped) is not counted as listed; each dropped
+/// path pairs with one added path only, and another blob, another commit
+/// or a path that names no commit is counted.
+#[test]
+fn a_note_moved_between_fan_out_levels_is_not_listed_as_added() {
+    let id = "0123456789abcdef0123456789abcdef01234567";
+    let flat = id.to_string();
+    let one = format!("01/{}", &id[2..]);
+    let two = format!("01/23/{}", &id[4..]);
+    let other = "89abcdef0123456789abcdef0123456789abcdef".to_string();
+    let p = |a: &str, b: &str| (a.to_string(), b.to_string());
+    let removed = vec![p(&one, "b1")];
+    let added = vec![
+        p(&two, "b1"),
+        p(&flat, "b1"),
+        p(&two, "b2"),
+        p(&other, "b1"),
+        p("junk", "b1"),
+    ];
+    assert_eq!(
+        moved_notes(&added, &removed),
+        vec![true, false, false, false, false]
+    );
+    assert_eq!(moved_notes(&added, &[]), vec![false; 5]);
+    assert_eq!(moved_notes(&[], &removed), Vec::<bool>::new());
+}
+
 /// Red team round 5 (D-R133): an earlier delivery through a rebase proof
 /// (other trees, the approval's change) spends the approval when it is in
 /// the ref's history; the rule over its paths and bytes is core's.

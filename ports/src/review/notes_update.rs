@@ -5,7 +5,7 @@
 
 use probity_core::review::{
     CommitId, MAX_NOTE_BYTES, NOTES_REF, ReceiveUpdate, check_added_notes, check_left_to_notes,
-    check_note_growth, check_notes_history, check_notes_update,
+    check_note_growth, check_notes_history, check_notes_history_listing, check_notes_update,
 };
 
 use super::*;
@@ -60,11 +60,20 @@ pub(super) fn notes_after<G: RangeGit + NotesGit>(
         .filter(|o| o.refname != NOTES_REF)
         .filter_map(|o| o.new.clone())
         .collect();
+    // The history's listing is bounded (D-R138) and asked first: an update
+    // over its bounds is refused before its added files are read one by
+    // one (D-R144).
     let checked = match &u.new {
-        Some(new) => match check_added_notes(&git.added_note_files(u.old.as_ref(), new)?) {
-            Ok(()) => check_notes_history(&git.notes_history(u.old.as_ref(), new, &keep)?),
-            refused => refused,
-        },
+        Some(new) => {
+            let history = git.notes_history(u.old.as_ref(), new, &keep)?;
+            match check_notes_history_listing(&history) {
+                Ok(()) => match check_added_notes(&git.added_note_files(u.old.as_ref(), new)?) {
+                    Ok(()) => check_notes_history(&history),
+                    refused => refused,
+                },
+                refused => refused,
+            }
+        }
         None => Ok(()),
     };
     if let Err((d, path)) = checked {

@@ -762,8 +762,10 @@ pub trait NotesGit {
     /// ([`probity_core::review::NotesHistory`]): the commits `new` reaches
     /// and `old` does not (at most one more than
     /// [`probity_core::review::MAX_NOTES_UPDATE_COMMITS`] read), the files
-    /// each adds to its first parent's tree (Probity's anchor commits
-    /// aside), and the bytes stored for the objects that no ref of this
+    /// each adds to the tree it is listed against
+    /// ([`probity_core::review::notes_listing_base`]: a parent the server
+    /// holds, when there is one, else its first parent; Probity's anchor
+    /// commits aside), and the bytes stored for the objects that no ref of this
     /// repository and none of `keep` (the push's other new tips) reach.
     fn notes_history(
         &self,
