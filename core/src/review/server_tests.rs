@@ -1,6 +1,7 @@
 //! The server rules' tests (moved out of `server.rs` to keep it under 1,000 lines).
 
 use super::*;
+use crate::review::ids::{LineageId, TreeId};
 
 #[test]
 fn a_hook_binary_must_be_reachable_and_executable_by_who_runs_git() {

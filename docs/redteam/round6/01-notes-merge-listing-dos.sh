@@ -6,7 +6,7 @@
 # on a stale-notes refusal) sends a merge whose diff against its FIRST parent
 # (the teammate's own notes) lists the attacker's 200,000 files again:
 # D-R138's listing cap refuses the teammate's legitimate push.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 N=${N:-200000}
 setup_team
 # Teammate (this clone, CI key as its reviewer signature) has the managed hooks.

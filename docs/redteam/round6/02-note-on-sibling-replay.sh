@@ -9,7 +9,7 @@
 # maintainer reverts Y, the agent re-applies it (revert of the revert, exactly
 # L1's trees) with L1's note: the only earlier commit the grep finds is X,
 # which delivered nothing of L1, so the approval is not spent.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 setup_team
 B0=$(g rev-parse HEAD)
 

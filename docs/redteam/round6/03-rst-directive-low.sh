@@ -8,7 +8,7 @@
 # `.. jupyter-execute::`. Low needs no lens and no signature, so an agent that
 # holds NO role lands code that CI's `sphinx-build -b doctest` runs, under a
 # policy that makes any code change need CI's reviewer signature.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 # The agent holds no role here: only CI reviews, alice maintains.
 setup_team '{"schema":"probity-policy/v1","allowed_signers":".probity/allowed_signers","roles":{"reviewer":["'$CI'"],"maintainer":["'$ALICE'"]},"signatures":{"medium":["reviewer"],"high":["reviewer","maintainer"]},"authorize":["maintainer"]}'
 # The project's (reviewed) docs set-up, landed by CI + alice.

@@ -8,7 +8,7 @@
 # moves main but fails the notes update (the ref moved): Y sits on main with
 # no note on the server. After alice reverts Y, the agent re-applies it with
 # L1's note: no note names L1 on an earlier commit, so the approval is unspent.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 setup_team
 # Give the server notes to start from (the agent's first medium review).
 echo "fn more() {}" >> "$R/src/parser.rs"; L0=$(approve_live); sign agent "$L0"; C0=$(commit_all "medium")

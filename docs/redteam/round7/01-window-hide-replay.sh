@@ -9,7 +9,7 @@
 # added, so the tree returns to what it was), which pushes the reverted
 # maintainer-approved delivery past the window; then it replays the
 # revert-of-the-revert with the old note.  N=5 is the control (REFUSED).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 N=${N:-1000}
 setup_team
 mkdir -p "$R/crypto"; printf 'pub fn encrypt() {}\n' > "$R/crypto/aes.rs"

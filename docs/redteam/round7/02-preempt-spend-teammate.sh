@@ -7,7 +7,7 @@
 # them (its own review again): main's tree is unchanged. The teammate
 # rebases (same trees) and pushes its genuine, never-used approval:
 # refused approval_spent. Two cheap self-reviews per victim change.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 setup_team
 T=$W/teammate; git clone -q "$S" "$T"
 tj() { "$P" --json --cwd "$T" "$@"; }

@@ -8,7 +8,7 @@
 # holds an approval it delivered); MODE=honest: each filler has its own note.
 # Measures the hook time of a teammate-style push of an addition (K) and of
 # its reviewed revert (K2).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 N=${N:-1000}; MODE=${MODE:-sibling}
 setup_team
 t0=$(date +%s); mkdir -p "$R/fill"

@@ -6,7 +6,7 @@
 # objects "kept", so a notes merge (old notes tip, J) whose J holds K notes
 # of 8 MiB random bytes (K*8 MiB > 64 MiB) is admitted; then the tag is
 # deleted and only the notes ref reaches the junk, for good.
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 K=${K:-12}
 setup_team
 echo "fn more() {}" >> "$R/src/parser.rs"; L0=$(approve_live); sign agent "$L0"; C0=$(commit_all "medium")

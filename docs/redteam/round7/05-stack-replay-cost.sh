@@ -6,7 +6,7 @@
 # S x (1000 + S) tree reads. Hook time of one stack push of S reviewed
 # low-risk commits on a history of H changing commits (history put on the
 # server with the hook set aside, FAST, as 03 does).
-source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../lib.sh"
 H=${H:-1000}
 setup_team
 mkdir -p "$R/fill"; for i in $(seq "$H"); do printf '%s\n' "$i" > "$R/fill/e$i.md"; g add -A; g commit -q --no-verify -m "h$i"; done

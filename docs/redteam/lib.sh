@@ -1,7 +1,7 @@
-# Shared helpers for the round-7 red-team scripts (sourced).
+# Shared helpers for the red-team scripts of every round (sourced).
 set -u
 P=${PROBITY:-$(git rev-parse --show-toplevel 2>/dev/null)/target/release/probity}
-W=$(mktemp -d /tmp/rt7.XXXXXX)
+W=$(mktemp -d /tmp/probity-redteam.XXXXXX)
 export HOME=$W/home XDG_CONFIG_HOME=$W/home
 mkdir -p "$HOME"
 unset PROBITY_MODEL_BASE_URL PROBITY_MODEL PROBITY_MODEL_API_KEY GIT_DIR GIT_INDEX_FILE
