@@ -710,13 +710,12 @@ fn notes_merging(cwd: &Path, published: &str, side: &str) -> String {
 }
 
 /// In `cwd`: a tree shaped as Probity's anchor of review trees (one tree
-/// entry named by its own id) holding a blob of incompressible bytes, one
-/// MiB over what an update may add to the notes. Returns its id.
-fn anchor_over_the_bound(cwd: &Path) -> String {
+/// entry named by its own id) holding a blob of `len` incompressible bytes
+/// (`seed` makes them). Returns its id.
+fn anchor_of(cwd: &Path, len: usize, seed: u64) -> String {
     let git = |args: &[&str], stdin: &[u8]| git_out(cwd, args, stdin, &[]);
-    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-    let random: Vec<u8> = (0..(probity_core::review::MAX_ADDED_NOTES_BYTES as usize + (1 << 20))
-        / 8)
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15 ^ seed;
+    let random: Vec<u8> = (0..len / 8)
         .flat_map(|_| {
             x ^= x << 13;
             x ^= x >> 7;
@@ -736,23 +735,50 @@ fn anchor_over_the_bound(cwd: &Path) -> String {
     )
 }
 
-/// Red team round 5 (attempts 02, 02b): an anchor-shaped commit whose
-/// bytes an unprotected ref held when the notes merged it (pushed beside
-/// the notes, or before them), so the notes update stored nothing of its
-/// own. The last ref update that takes that hold away (a deletion, a
-/// rewind) would leave the notes alone holding it, for good, and every
-/// clone fetching it: refused by name. Deleting one of two refs that hold
-/// it, a tag the notes do not hold, and the teammate's next reviewed push
-/// all land.
+/// [`anchor_of`] one MiB over what an update may add to the notes.
+fn anchor_over_the_bound(cwd: &Path) -> String {
+    anchor_of(
+        cwd,
+        probity_core::review::MAX_ADDED_NOTES_BYTES as usize + (1 << 20),
+        0,
+    )
+}
+
+/// Red team round 5 (attempts 02, 02b), as D-R147 leaves it: two
+/// anchor-shaped commits, each within what one notes update may add, whose
+/// bytes an unprotected ref holds, merged into the notes by two updates.
+/// The last ref update that takes that hold away (a deletion, a rewind)
+/// would leave the notes alone holding both, over the bound, for good, and
+/// every clone fetching it: refused by name. Deleting one of two refs that
+/// hold them, a tag the notes do not hold, and the teammate's next
+/// reviewed push all land.
 #[test]
 fn a_ref_update_leaving_only_the_notes_holding_over_the_bound_is_refused() {
     let s = Setup::new();
     let (_tip, _d, agent) = published_and_cloned(&s);
     let published = s.server_rev("refs/notes/probity").unwrap();
     let git = |args: &[&str], stdin: &[u8]| git_out(&agent, args, stdin, &[]);
-    let anchor = anchor_over_the_bound(&agent);
-    let side = git(&["commit-tree", &anchor, "-m", "side"], b"");
-    let merged = notes_merging(&agent, &published, &side);
+    let half = probity_core::review::MAX_ADDED_NOTES_BYTES as usize / 2 + (1 << 20);
+    let sides: Vec<String> = [1, 2]
+        .map(|seed| {
+            let anchor = anchor_of(&agent, half, seed);
+            git(&["commit-tree", &anchor, "-m", "side"], b"")
+        })
+        .to_vec();
+    let empty = git(&["mktree"], b"");
+    let hold = git(
+        &[
+            "commit-tree",
+            &empty,
+            "-p",
+            &sides[0],
+            "-p",
+            &sides[1],
+            "-m",
+            "hold",
+        ],
+        b"",
+    );
     let tree = format!("{published}^{{tree}}");
     // Tags: unprotected by default (`probity.protectedRefs` is
     // `refs/heads/*`).
@@ -761,13 +787,19 @@ fn a_ref_update_leaving_only_the_notes_holding_over_the_bound_is_refused() {
         &agent,
         &[
             "origin",
-            &format!("{side}:{parking}"),
-            &format!("{side}:{also}"),
-            "refs/notes/probity",
+            &format!("{hold}:{parking}"),
+            &format!("{hold}:{also}"),
         ],
     )
     .unwrap();
-    assert_eq!(s.server_rev("refs/notes/probity"), Some(merged));
+    // Each notes update brings one side: within the bound.
+    let mut notes = published.clone();
+    for side in &sides {
+        notes = notes_merging(&agent, &notes, side);
+        s.push_from(&agent, &["origin", "refs/notes/probity"])
+            .unwrap();
+        assert_eq!(s.server_rev("refs/notes/probity"), Some(notes.clone()));
+    }
     // One of the two holds goes: the other still holds the bytes.
     s.push_from(&agent, &["origin", &format!(":{also}")])
         .unwrap();
@@ -787,7 +819,7 @@ fn a_ref_update_leaving_only_the_notes_holding_over_the_bound_is_refused() {
         err.contains("input_too_large") && err.contains(parking),
         "{err}"
     );
-    assert_eq!(s.server_rev(parking), Some(side));
+    assert_eq!(s.server_rev(parking), Some(hold));
     // A tag the notes do not hold goes as before.
     s.push_from(&agent, &["origin", &format!("{other}:refs/tags/topic")])
         .unwrap();
@@ -795,6 +827,47 @@ fn a_ref_update_leaving_only_the_notes_holding_over_the_bound_is_refused() {
         .unwrap();
     assert_eq!(s.server_rev("refs/tags/topic"), None);
     next_reviewed_push_lands(&s, "fn again() {}\n");
+}
+
+/// Red team round 7 (finding 04, D-R147): at the hook, what a notes update
+/// brings is measured against the protected history alone. An unprotected
+/// tag at an anchor-shaped commit over the bound, pushed beside the notes
+/// that merge it or before them, no longer keeps its bytes out of the
+/// measure (and D-R136 would then refuse the tag's deletion for good):
+/// both notes updates are refused `input_too_large`, the server's notes
+/// unchanged; the tag alone lands and goes; the teammate's next reviewed
+/// push lands.
+#[test]
+fn a_notes_update_reaching_over_the_bound_past_the_protected_history_is_refused() {
+    let s = Setup::new();
+    let (_tip, _d, agent) = published_and_cloned(&s);
+    let published = s.server_rev("refs/notes/probity").unwrap();
+    let git = |args: &[&str], stdin: &[u8]| git_out(&agent, args, stdin, &[]);
+    let anchor = anchor_over_the_bound(&agent);
+    let side = git(&["commit-tree", &anchor, "-m", "side"], b"");
+    notes_merging(&agent, &published, &side);
+    let tag = "refs/tags/parking";
+    let err = s
+        .push_from(
+            &agent,
+            &["origin", &format!("{side}:{tag}"), "refs/notes/probity"],
+        )
+        .unwrap_err();
+    assert!(err.contains("input_too_large"), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published.clone()));
+    assert_eq!(s.server_rev(tag), None);
+    // Before them: the tag lands on its own, the notes do not.
+    s.push_from(&agent, &["origin", &format!("{side}:{tag}")])
+        .unwrap();
+    let err = s
+        .push_from(&agent, &["origin", "refs/notes/probity"])
+        .unwrap_err();
+    assert!(err.contains("input_too_large"), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
+    s.push_from(&agent, &["origin", &format!(":{tag}")])
+        .unwrap();
+    assert_eq!(s.server_rev(tag), None);
+    next_reviewed_push_lands(&s, "fn after() {}\n");
 }
 
 /// Red team round 5 (attempt 06): a notes history whose commits

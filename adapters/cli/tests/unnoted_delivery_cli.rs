@@ -54,13 +54,17 @@ fn revert_then_replay_is_refused(
     amend_with_other_bytes_and_land(f, server, inputs);
 }
 
-/// Finding 1: the agent pushes its reviewed commit with the bundle moved to
-/// the note of an empty commit on top. The delivery lands (its authority
-/// is in the push), but no note names its approval on the delivering
-/// commit: the hook's search of the notes finds only the empty commit,
-/// which delivered nothing. The ref's own history holds the delivery.
+/// Round 6's finding 1, closed by binding (red team round 7, finding 01;
+/// D-R146): the agent pushes its reviewed commit with the bundle moved to
+/// the note of an empty commit on top, so that no note names the approval
+/// on the delivering commit and only the ref's history window (1,000
+/// commits) held the delivery. The bundle must sit on the note of the
+/// commit it delivers: the push is refused `approval_not_on_commit`, at
+/// the hook and in the CI range form, nothing moves; the next step the
+/// denial names (`probity publish`, which writes it there) lands, and the
+/// notes then find the delivery whatever the window holds.
 #[test]
-fn a_delivery_whose_bundle_sat_on_a_siblings_note_still_spends_its_approval() {
+fn a_delivery_whose_bundle_sits_on_a_siblings_note_is_refused() {
     let (f, _dir, server) = hooked_origin();
     write_medium_change(&f);
     let inputs = tempfile::tempdir().unwrap();
@@ -81,10 +85,87 @@ fn a_delivery_whose_bundle_sat_on_a_siblings_note_still_spends_its_approval() {
         .unwrap();
     f.git(&["notes", "--ref=probity", "remove", &delivered])
         .unwrap();
+    let (main_before, notes_before) = (
+        rev(&f, &server, "main"),
+        rev(&f, &server, "refs/notes/probity"),
+    );
+    // The CI form over the same range answers as the hook does.
+    let ci = probity(
+        f.root(),
+        &pre_receive_args("origin/main..HEAD", "refs/heads/main"),
+    );
+    assert_ne!(ci.code, 0, "{}", ci.stdout);
+    assert_eq!(
+        ci.json["reason_code"], "approval_not_on_commit",
+        "{}",
+        ci.stdout
+    );
+    assert_eq!(ci.json["commit"].as_str(), Some(delivered.as_str()));
+    let err =
+        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("approval_not_on_commit"), "{err}");
+    assert!(
+        err.contains(&delivered) && err.contains("probity publish"),
+        "{err}"
+    );
+    assert_eq!(rev(&f, &server, "main"), main_before);
+    assert_eq!(rev(&f, &server, "refs/notes/probity"), notes_before);
+    // The next step: publish writes the approval on its own commit.
+    probity_ok(f.root(), &["publish"]);
     push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap();
     assert_eq!(rev(&f, &server, "main"), Some(sibling.clone()));
-    assert_eq!(note_of(&f, &server, &delivered), None);
+    assert!(note_of(&f, &server, &delivered).is_some());
     revert_then_replay_is_refused(&f, &server, inputs.path(), &delivered, &sibling);
+}
+
+/// Red team round 7, finding 02: an agent that sees a teammate's pending,
+/// approved change (its bytes on the teammate's branch) lands the same
+/// bytes on main under its own review, then reverts them under another.
+/// Its copy delivered its own approval, which its note carries, not the
+/// teammate's: the teammate's push of the same trees lands. A note-less
+/// copy (a lost race) still spends by its trees, as the test above shows.
+#[test]
+fn a_copy_delivered_under_its_own_review_leaves_a_teammates_approval_unspent() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let (_tdir, teammate) = clone_as(&f, &server, "teammate");
+    let changed = "// parser\nfn parse() { /* handle empty input */ }\n";
+    std::fs::write(teammate.join("src/parser.rs"), changed).unwrap();
+    approve_live(&teammate, inputs.path());
+    f.git_in(
+        &teammate,
+        &["commit", "-qam", "handle empty input", "--no-verify"],
+    )
+    .unwrap();
+    let theirs = rev(&f, &teammate, "HEAD").unwrap();
+    // The agent: the same bytes, its own review, then its reviewed revert.
+    f.write("src/parser.rs", changed).unwrap();
+    approve_live(f.root(), inputs.path());
+    let copy = commit_all(&f, "the same change");
+    let revert = reviewed_revert(&f, inputs.path());
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    assert_eq!(rev(&f, &server, "main"), Some(revert.clone()));
+    assert_eq!(
+        rev(&f, f.root(), &format!("{copy}^{{tree}}")),
+        rev(&f, &teammate, &format!("{theirs}^{{tree}}"))
+    );
+    // The teammate rebases onto it (the same trees; git's rebase would
+    // drop the commit as already applied upstream) and pushes.
+    for args in [
+        &["fetch", "-q", "origin"][..],
+        &["reset", "-q", "--hard", "origin/main"],
+        &["cherry-pick", &theirs],
+    ] {
+        f.git_in(&teammate, args).unwrap();
+    }
+    let rebased = rev(&f, &teammate, "HEAD").unwrap();
+    assert_ne!(rebased, theirs);
+    assert_eq!(
+        rev(&f, &teammate, &format!("{rebased}~1^{{tree}}")),
+        rev(&f, &teammate, &format!("{theirs}~1^{{tree}}"))
+    );
+    probity_ok(&teammate, &["push", "origin", "main"]);
+    assert_eq!(rev(&f, &server, "main"), Some(rebased));
 }
 
 /// Finding 2: a push without `--atomic` whose notes update lost a race

@@ -241,8 +241,24 @@ impl Repo {
 
     /// This repository's own branch and tag tips that are commits (an
     /// annotated tag peeled), with their ref names: one `git for-each-ref`,
-    /// no transport (what the server hook's own repository holds).
+    /// no transport (what the server hook's own repository holds). Listed
+    /// once per [`Repo`] and its clones, as the settings are read once: the
+    /// hook's one view of its refs, for its policy bases and its notes
+    /// holds (D-R147).
     pub fn own_tips(&self) -> Result<Vec<(String, CommitId)>, GitError> {
+        if let Ok(kept) = self.shared().own_tips.lock()
+            && let Some(tips) = kept.as_ref()
+        {
+            return Ok(tips.clone());
+        }
+        let tips = self.list_own_tips()?;
+        if let Ok(mut kept) = self.shared().own_tips.lock() {
+            *kept = Some(tips.clone());
+        }
+        Ok(tips)
+    }
+
+    fn list_own_tips(&self) -> Result<Vec<(String, CommitId)>, GitError> {
         const ARGS: &str = "for-each-ref";
         let out = self.run([
             "for-each-ref",

@@ -158,6 +158,16 @@ impl ExportGit for Repo {
         ))
     }
 
+    fn announce_paths(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {
+        // The raw diffs alone, in one `diff-tree --stdin`: what
+        // `changed_paths` reads from the memo.
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        Ok(self.prefetch_raw_diffs(&pairs)?)
+    }
+
     fn announce_diffs(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {
         // The trees' symbolic links are asked too (D-R131): one tree of
         // each group the pairs connect is listed (its raw diff from the

@@ -951,9 +951,17 @@ impl NotesGit for Repo {
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-        keep: &[CommitId],
+        holds: probity_ports::review::NotesHolds<'_>,
     ) -> Result<NotesHistory, AdapterError> {
-        Ok(Repo::notes_history(self, old, new, keep)?)
+        let (every_ref, tips) = match holds {
+            probity_ports::review::NotesHolds::EveryRef(t) => (true, t),
+            probity_ports::review::NotesHolds::Only(t) => (false, t),
+        };
+        Ok(Repo::notes_history(self, old, new, every_ref, tips)?)
+    }
+
+    fn own_tips(&self) -> Result<Vec<(String, CommitId)>, AdapterError> {
+        Ok(Repo::own_tips(self)?)
     }
 
     fn left_to_notes(

@@ -29,11 +29,16 @@ impl Repo {
     /// tree lists trees each named by its own id,
     /// [`Repo::write_notes_anchored`]) adds no file: what it keeps is
     /// measured by the bytes stored.
+    ///
+    /// What is stored is measured against `holds` (each a commit or a tag;
+    /// anything else is skipped), and every ref here too when `every_ref`
+    /// (a CI form); at the hook the protected history alone (D-R147).
     pub fn notes_history(
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-        keep: &[CommitId],
+        every_ref: bool,
+        holds: &[CommitId],
     ) -> Result<NotesHistory, GitError> {
         let mut listing: Vec<String> = vec!["rev-list".into(), "--parents".into()];
         listing.push(format!("--max-count={}", MAX_NOTES_UPDATE_COMMITS + 1));
@@ -177,22 +182,25 @@ impl Repo {
                 history.files.push((c.clone(), path.clone(), size));
             }
         }
-        // What only these commits reach: nothing a ref here or a tip of
-        // this push (a delivered tree a review anchors) already holds.
-        let mut usage: Vec<String> = ["rev-list", "--objects", "--disk-usage", new.as_str()]
-            .map(String::from)
-            .to_vec();
-        usage.extend(old.map(|o| format!("^{o}")));
-        usage.extend(["--not".to_string(), "--all".to_string()]);
-        for k in keep {
-            if self
-                .object_info(k.as_str())?
-                .is_some_and(|i| i.kind == "commit" || i.kind == "tag")
-            {
-                usage.push(k.to_string());
+        // What only these commits reach: nothing the holds (and, in a CI
+        // form, every ref here) already reach. The revisions go on stdin:
+        // a server may have many protected refs.
+        let mut usage: Vec<&str> = vec!["rev-list", "--objects", "--disk-usage"];
+        if every_ref {
+            // Negative: `--not` applies to the arguments after it, the
+            // stdin lines are read on their own (`^` marks theirs).
+            usage.extend(["--not", "--all"]);
+        }
+        usage.push("--stdin");
+        let mut input = format!("{new}\n");
+        input.extend(old.map(|o| format!("^{o}\n")));
+        let ids: Vec<&str> = holds.iter().map(CommitId::as_str).collect();
+        for (k, info) in holds.iter().zip(self.objects_info(&ids)?) {
+            if info.is_some_and(|i| i.kind == "commit" || i.kind == "tag") {
+                input.push_str(&format!("^{k}\n"));
             }
         }
-        let bytes = self.run(&usage)?;
+        let bytes = self.run_with(&usage, &[], Some(input.as_bytes()))?;
         history.stored_bytes = String::from_utf8_lossy(&bytes)
             .trim()
             .parse()

@@ -385,7 +385,7 @@ fn notes_history_exempts_anchor_roots_once_per_tree_and_no_look_alike() {
     args.extend(["-m".to_string(), "merge".to_string()]);
     let merge = String::from_utf8(repo.run(&args).unwrap()).unwrap();
     let merge = CommitId::parse(merge.trim()).unwrap();
-    let history = repo.notes_history(Some(&notes), &merge, &[]).unwrap();
+    let history = repo.notes_history(Some(&notes), &merge, true, &[]).unwrap();
     assert_eq!(history.commits, 1 + 3 + 2, "{history:?}");
     let listed: Vec<&str> = history.files.iter().map(|(c, _, _)| c.as_str()).collect();
     for look_alike in &look_alikes {

@@ -305,6 +305,10 @@ pub(crate) struct Shared {
     frozen: Mutex<Option<FrozenPatch>>,
     /// What `git --version` prints, once known.
     version: Mutex<Option<String>>,
+    /// This repository's own branch and tag tips, once listed
+    /// ([`Repo::own_tips`]): the server hook reads them for its policy
+    /// bases and its notes holds, one `for-each-ref` for both.
+    pub(crate) own_tips: Mutex<Option<Vec<(String, probity_core::review::CommitId)>>>,
     /// The symbolic links of a candidate tree a start read from its
     /// temporary index ([`crate::symlinks`]): by tree id, each link's path
     /// and blob id.

@@ -366,11 +366,16 @@ impl<G: ?Sized> NotesGit for WithNotes<'_, G> {
         })
     }
 
+    fn own_tips(&self) -> Result<Vec<(String, CommitId)>, AdapterError> {
+        // In memory there are no refs besides the notes.
+        Ok(Vec::new())
+    }
+
     fn notes_history(
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-        _keep: &[CommitId],
+        _holds: probity_ports::review::NotesHolds<'_>,
     ) -> Result<probity_core::review::NotesHistory, AdapterError> {
         // In memory a notes commit is its notes, with no other parent and
         // no tree of other files: it brings nothing besides its notes.

@@ -196,17 +196,17 @@ pub use roles::{
 };
 pub use schema::{RISK_REASON_PATTERN_R2, SchemaDoc};
 pub use server::{
-    AddedNoteFile, ApprovalHistory, ApprovalSpent, ApprovedDelivery, DefaultBranch,
-    DefaultBranchUnborn, HookRunner, MAX_ADDED_NOTES_BYTES, MAX_NOTES_HISTORY_FILES,
+    AddedNoteFile, ApprovalHistory, ApprovalNotOnCommit, ApprovalSpent, ApprovedDelivery,
+    DefaultBranch, DefaultBranchUnborn, HookRunner, MAX_ADDED_NOTES_BYTES, MAX_NOTES_HISTORY_FILES,
     MAX_NOTES_UPDATE_COMMITS, MAX_RECEIVE_BYTES, MAX_RECEIVE_LINES, NotesHistory, NotesRefDenial,
     PathEntry, PriorDelivery, ProtectedRefDeleted, ReceiveInputError, ReceiveUpdate, SERVER_MARKER,
     ServerHookOwner, approved_change, approved_deliveries, check_added_notes,
-    check_approvals_not_replayed, check_default_branch_creation, check_deletion,
-    check_left_to_notes, check_note_growth, check_notes_history, check_notes_history_listing,
-    check_notes_update, delivers_the_approved_change, hook_runners, is_authority_ref, may_run,
-    moved_notes, new_ref_policy_bases, note_path_commit, note_paths, notes_listing_base,
-    parse_receive_updates, pre_receive_script, protected_update_policy_bases, server_hook_owner,
-    split_notes_updates,
+    check_approvals_not_replayed, check_approvals_on_own_notes, check_default_branch_creation,
+    check_deletion, check_left_to_notes, check_note_growth, check_notes_history,
+    check_notes_history_listing, check_notes_update, delivers_the_approved_change, hook_runners,
+    is_authority_ref, may_run, moved_notes, new_ref_policy_bases, note_path_commit, note_paths,
+    notes_listing_base, parse_receive_updates, pre_receive_script, protected_update_policy_bases,
+    server_hook_owner, split_notes_updates,
 };
 pub use snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, DiffAnchor, FileMode, FrozenCandidate,

@@ -58,8 +58,8 @@ pub use start::{
 pub use statement::{leaf_statement, record_statement, statements_to_vouch_for};
 pub use traits::{
     AdapterError, AttestationStore, AuditWriter, ChainStore, Clock, CommitGit, Created,
-    DeliveryGit, ExportGit, GitPort, IndexStore, LineageListing, ManifestGit, NotesGit, RangeGit,
-    ReceiptStore, RecordStore, ReleaseArtifacts, RemoteScope, RepairStore, ResultStore,
+    DeliveryGit, ExportGit, GitPort, IndexStore, LineageListing, ManifestGit, NotesGit, NotesHolds,
+    RangeGit, ReceiptStore, RecordStore, ReleaseArtifacts, RemoteScope, RepairStore, ResultStore,
     ReviewStore, RevisionGit, StoreError, Submitted, TreeSpan, UnknownRevision,
 };
 pub use transport::{

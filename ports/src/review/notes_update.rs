@@ -10,6 +10,24 @@ use probity_core::review::{
 
 use super::*;
 
+/// The tips a notes update's stored bytes are measured against (the
+/// port's [`NotesHolds`], owned).
+pub(super) enum Holds {
+    /// Every ref here, and these tips (a CI form).
+    EveryRef(Vec<CommitId>),
+    /// These tips alone (the hook, D-R147).
+    Only(Vec<CommitId>),
+}
+
+impl Holds {
+    fn as_port(&self) -> NotesHolds<'_> {
+        match self {
+            Holds::EveryRef(t) => NotesHolds::EveryRef(t),
+            Holds::Only(t) => NotesHolds::Only(t),
+        }
+    }
+}
+
 /// A notes-ref update refused for the note on `commit` (`detail` after
 /// its name, when there is one).
 fn note_denial(
@@ -29,10 +47,12 @@ fn note_denial(
 
 /// The notes commit authority is read from after the push: the pushed one
 /// when the push updates the notes ref (after the append-only rule), else
-/// the ref as it is.
+/// the ref as it is. What the update stores is measured against `holds`,
+/// asked only when the push updates the notes ref.
 pub(super) fn notes_after<G: RangeGit + NotesGit>(
     git: &G,
     updates: &[ReceiveUpdate],
+    holds: impl FnOnce() -> Result<Holds, TransportError>,
 ) -> Result<Result<Option<CommitId>, ReceiveDenial>, TransportError> {
     let Some(u) = updates.iter().find(|u| u.refname == NOTES_REF) else {
         return Ok(Ok(git.notes_tip()?));
@@ -55,17 +75,13 @@ pub(super) fn notes_after<G: RangeGit + NotesGit>(
     // their bounds (red team rounds 2 to 4); only sizes are read. So is the
     // history it brings: notes commits (and Probity's anchors) within the
     // same bounds (red team round 4).
-    let keep: Vec<CommitId> = updates
-        .iter()
-        .filter(|o| o.refname != NOTES_REF)
-        .filter_map(|o| o.new.clone())
-        .collect();
+    let holds = holds()?;
     // The history's listing is bounded (D-R138) and asked first: an update
     // over its bounds is refused before its added files are read one by
     // one (D-R144).
     let checked = match &u.new {
         Some(new) => {
-            let history = git.notes_history(u.old.as_ref(), new, &keep)?;
+            let history = git.notes_history(u.old.as_ref(), new, holds.as_port())?;
             match check_notes_history_listing(&history) {
                 Ok(()) => match check_added_notes(&git.added_note_files(u.old.as_ref(), new)?) {
                     Ok(()) => check_notes_history(&history),

@@ -72,6 +72,25 @@ fn changing<G: CommitGit>(
     Ok(out)
 }
 
+impl MayCarry {
+    /// Announces the spans of `history` whose changed paths [`Self::may`]
+    /// asks, in one batch, when it holds at least [`ANNOUNCED_WINDOW`]
+    /// commits (D-R146).
+    fn announce<G: ExportGit>(
+        &mut self,
+        git: &G,
+        history: &[Delivered],
+    ) -> Result<(), TransportError> {
+        if history.len() < ANNOUNCED_WINDOW {
+            return Ok(());
+        }
+        let pairs: Vec<(TreeId, TreeId)> = history.iter().map(|(_, t)| t.clone()).collect();
+        git.announce_paths(&pairs)?;
+        self.announced.extend(pairs);
+        Ok(())
+    }
+}
+
 /// The newest [`MAX_HISTORY_PRIORS`] single-parent (or root) commits of
 /// `tip`'s history that change something, each with the trees it
 /// delivered. Listed [`MAX_HISTORY_LISTED`] commits at first, then twice
@@ -210,11 +229,37 @@ impl Carried {
 /// delivered the approved change on a base of its own, and most of them
 /// do not hold the approved final bytes at the approved paths, which the
 /// object reader tells without a diff ([`ExportGit::path_objects`]).
+///
+/// A commit that carried the change changed exactly the approved paths,
+/// asked first: each commit's paths come from the raw diffs announced once
+/// for the whole window ([`ExportGit::announce_paths`]) and are kept, so a
+/// stack's deliveries share them (red team round 7, finding 05: each
+/// delivery read every window commit's objects again, the hook's time
+/// growing with the square of the stack).
 #[derive(Default)]
 struct MayCarry {
-    /// Per approved span: its paths, and the objects its final tree holds
-    /// there (`None`: the adapter cannot tell, so every commit may).
+    /// Per approved span: its paths (sorted), and the objects its final
+    /// tree holds there (`None`: the adapter cannot tell, so every commit
+    /// may).
     approved: std::collections::BTreeMap<Span, (Vec<RepoPath>, Option<PathObjects>)>,
+    /// Per delivered span of the history, the paths it changed (sorted).
+    changed: std::collections::BTreeMap<Span, Vec<RepoPath>>,
+    /// The spans whose changed paths were announced (a window of at least
+    /// [`ANNOUNCED_WINDOW`] commits); the others are asked by their
+    /// objects alone, as before.
+    announced: std::collections::BTreeSet<Span>,
+}
+
+/// The fewest commits of a window whose changed paths are announced in
+/// one batch: below it the object reader's round trips (one per commit
+/// and approval) cost less than the batch's process.
+const ANNOUNCED_WINDOW: usize = 64;
+
+/// `paths` sorted, each once.
+fn sorted_paths(mut paths: Vec<RepoPath>) -> Vec<RepoPath> {
+    paths.sort();
+    paths.dedup();
+    paths
 }
 
 /// The object at each of some paths in a tree (`None`: nothing there).
@@ -228,14 +273,27 @@ impl MayCarry {
         approved: &(TreeId, TreeId),
     ) -> Result<bool, TransportError> {
         if !self.approved.contains_key(approved) {
-            let paths = git.differing_paths(TreeSpan {
+            let paths = sorted_paths(git.differing_paths(TreeSpan {
                 from: &approved.0,
                 to: &approved.1,
-            })?;
+            })?);
             let objects = git.path_objects(&approved.1, &paths)?;
             self.approved.insert(approved.clone(), (paths, objects));
         }
-        let Some((paths, Some(want))) = self.approved.get(approved) else {
+        if self.announced.contains(prior) && !self.changed.contains_key(prior) {
+            let paths = sorted_paths(git.differing_paths(TreeSpan {
+                from: &prior.0,
+                to: &prior.1,
+            })?);
+            self.changed.insert(prior.clone(), paths);
+        }
+        let Some((paths, want)) = self.approved.get(approved) else {
+            return Ok(true);
+        };
+        if self.changed.get(prior).is_some_and(|c| c != paths) {
+            return Ok(false);
+        }
+        let Some(want) = want else {
             return Ok(true);
         };
         Ok(match git.path_objects(&prior.1, paths)? {
@@ -573,7 +631,9 @@ where
             let mut history: Vec<(&Delivered, bool)> = Vec::new();
             let below = landing.old.unwrap_or(&landing.new);
             if !windows.contains_key(below) {
-                windows.insert(below.clone(), history_priors(git, below)?);
+                let window = history_priors(git, below)?;
+                may_carry.announce(git, &window)?;
+                windows.insert(below.clone(), window);
             }
             if let Some(old) = landing.old {
                 let key = (landing.new.clone(), old.clone());
@@ -584,7 +644,9 @@ where
                         &RemoteScope::None,
                         MAX_HISTORY_LISTED,
                     )?;
-                    brought.insert(key.clone(), changing(git, &listed, usize::MAX)?);
+                    let spans = changing(git, &listed, usize::MAX)?;
+                    may_carry.announce(git, &spans)?;
+                    brought.insert(key.clone(), spans);
                 }
                 history.extend(brought.get(&key).into_iter().flatten().map(|d| (d, false)));
             }
@@ -619,7 +681,25 @@ where
                 // And, failing both, whether it was a squash that composed
                 // the approval (D-R134), once it is known to come first.
                 for ((c, prior_trees), settled, noted) in candidates {
-                    let by_trees = spends(prior_trees);
+                    // A commit of the history whose own note holds another
+                    // approval it delivered spent that one, not this (red
+                    // team round 7, D-R146): an agent's copy of a
+                    // teammate's pending change, landed under its own
+                    // review and reverted, leaves the teammate's approval
+                    // unspent. Since D-R146 a delivery's note carries the
+                    // approval that allowed it, so the note is the
+                    // delivery's own word; a note-less one (a lost race)
+                    // still spends by its trees.
+                    let by_trees = spends(prior_trees)
+                        && (noted
+                            || !delivered_another(
+                                git,
+                                notes,
+                                c,
+                                prior_trees,
+                                signature_policy,
+                                &mut carried,
+                            )?);
                     // A commit of the history window whose note names no
                     // approval it delivered is asked too (D-R141, at the
                     // hook as well since D-R145): a dropped, missing or

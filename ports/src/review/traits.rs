@@ -662,6 +662,15 @@ pub trait ExportGit {
         let _ = pairs;
         Ok(())
     }
+    /// Announces tree pairs whose changed paths
+    /// ([`GitPort::differing_paths`]) will be asked next, so an adapter can
+    /// list them all at once with no blob read (red team round 7: the
+    /// replay check asks them of a ref's whole history window once per
+    /// push, not once per delivery). A hint, as [`Self::announce_diffs`].
+    fn announce_paths(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {
+        let _ = pairs;
+        Ok(())
+    }
     /// The object id at each of `paths` in `tree` (`None` where the tree
     /// holds nothing), or `None` when the adapter cannot tell cheaply. A
     /// prefilter only: what it rules out is what a diff would rule out,
@@ -680,6 +689,21 @@ pub trait ExportGit {
 pub trait ManifestGit {
     /// The changed paths between two trees with modes and blobs.
     fn manifest(&self, span: TreeSpan<'_>) -> Result<Vec<ManifestEntry>, AdapterError>;
+}
+
+/// What the bytes a notes update stores are measured against
+/// ([`NotesGit::notes_history`]): objects these hold are not counted.
+#[derive(Debug, Clone, Copy)]
+pub enum NotesHolds<'a> {
+    /// Every ref of this repository, and these tips (a CI form: every
+    /// update it is given).
+    EveryRef(&'a [CommitId]),
+    /// These tips alone (the hook: the protected refs' tips the push
+    /// leaves, and its judged new tips). What an unprotected ref holds is
+    /// counted: a tag pushed beside the notes, or before them, may be
+    /// deleted, and the notes would then hold it alone (red team round 7,
+    /// finding 04, D-R147).
+    Only(&'a [CommitId]),
 }
 
 /// Review bundles carried as Git notes under `refs/notes/probity` (R11).
@@ -765,14 +789,18 @@ pub trait NotesGit {
     /// each adds to the tree it is listed against
     /// ([`probity_core::review::notes_listing_base`]: a parent the server
     /// holds, when there is one, else its first parent; Probity's anchor
-    /// commits aside), and the bytes stored for the objects that no ref of this
-    /// repository and none of `keep` (the push's other new tips) reach.
+    /// commits aside), and the bytes stored for the objects that none of
+    /// `holds` reach ([`NotesHolds`]).
     fn notes_history(
         &self,
         old: Option<&CommitId>,
         new: &CommitId,
-        keep: &[CommitId],
+        holds: NotesHolds<'_>,
     ) -> Result<probity_core::review::NotesHistory, AdapterError>;
+    /// This repository's own branch and tag tips that are commits (an
+    /// annotated tag peeled), with their ref names: what the server hook's
+    /// repository holds, read with no transport (git: `for-each-ref`).
+    fn own_tips(&self) -> Result<Vec<(String, CommitId)>, AdapterError>;
     /// The bytes git stores for the objects the notes commit `notes`
     /// reaches and `dropped` (the old tips a push deletes or rewinds)
     /// reach, that no ref reaches once the push is applied: `updated`

@@ -14,9 +14,10 @@ use probity_core::review::{CommitId, LineageId, RunConfig, Symlink, TreeId, Tree
 use probity_core::review::{FirstRecord, Successor};
 use probity_core::review::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::{NOTES_REF, ReceiveUpdate, check_deletion, is_protected};
+use probity_core::review::{approved_deliveries, check_approvals_on_own_notes};
 
 use super::note_cache::{CheckRefusal, Checked, NoteCache, ParsedNote};
-use super::notes_update::notes_after;
+use super::notes_update::{Holds, notes_after};
 
 use super::*;
 
@@ -506,7 +507,38 @@ where
     S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
-    let notes = match notes_after(git, updates)? {
+    let updated: Vec<&str> = updates.iter().map(|u| u.refname.as_str()).collect();
+    let globs = match scope {
+        ReceiveScope::Hook { .. } => git.protected_refs()?,
+        ReceiveScope::Range => Vec::new(),
+    };
+    // What a notes update's stored bytes are measured against: at the hook
+    // the protected history alone, as the push leaves it (D-R147); in a CI
+    // form every ref and the updates given.
+    let holds = || -> Result<Holds, TransportError> {
+        let ReceiveScope::Hook { .. } = scope else {
+            return Ok(Holds::EveryRef(
+                updates
+                    .iter()
+                    .filter(|o| o.refname != NOTES_REF)
+                    .filter_map(|o| o.new.clone())
+                    .collect(),
+            ));
+        };
+        let mut held = published_tips(
+            git.own_tips()?,
+            &updated,
+            &Vouching::Protected(globs.clone()),
+        );
+        held.extend(
+            updates
+                .iter()
+                .filter(|u| is_protected(&globs, &u.refname))
+                .filter_map(|u| u.new.clone()),
+        );
+        Ok(Holds::Only(held))
+    };
+    let notes = match notes_after(git, updates, holds)? {
         Ok(n) => n,
         Err(d) => return Ok(PreReceive::Denied(d)),
     };
@@ -515,7 +547,6 @@ where
             if let Some(d) = super::notes_update::left_to_notes(git, updates, notes.as_ref())? {
                 return Ok(PreReceive::Denied(d));
             }
-            let globs = git.protected_refs()?;
             let allowed = git.allows_protected_deletion()?;
             // A protected ref's deletion withdraws published history:
             // refused unless the server allows it (issue 21 §1).
@@ -537,7 +568,7 @@ where
             // Only protected refs vouch for published history here: a
             // commit is judged when it first becomes reachable from one,
             // whatever tag or unprotected branch already held it.
-            (judged, Vouching::Protected(globs))
+            (judged, Vouching::Protected(globs.clone()))
         }
         ReceiveScope::Range => (
             updates.iter().filter(|u| u.new.is_some()).collect(),
@@ -551,7 +582,6 @@ where
     // What a new ref is measured against, for the import: the vouching
     // tips but those of every ref this push updates (a subset of what the
     // gate below excludes, so every commit it judges has its notes read).
-    let updated: Vec<&str> = updates.iter().map(|u| u.refname.as_str()).collect();
     let mut tips: Option<Vec<CommitId>> = None;
     let mut seen: Vec<CommitId> = Vec::new();
     for u in &judged {
@@ -591,6 +621,9 @@ where
     if let Some(r) = notes_denial(decision.allows(), &read) {
         return Ok(PreReceive::Denied(ReceiveDenial::of_refused(r)));
     }
+    if let Some(d) = unbound_approval(&decision, &read) {
+        return Ok(PreReceive::Denied(d));
+    }
     if decision.allows()
         && let Some(n) = &notes
         && let Some(d) =
@@ -599,6 +632,24 @@ where
         return Ok(PreReceive::Denied(d));
     }
     Ok(PreReceive::Judged(decision, refused_bundles(&read)))
+}
+
+/// Core's binding rule (D-R146) over an allowing decision: an approval
+/// that no bundle imported from its delivering commit's own note carries
+/// denies the push, so every delivery is named by the notes the replay
+/// check searches.
+fn unbound_approval(decision: &GateDecision, read: &[NoteAuthority]) -> Option<ReceiveDenial> {
+    if !decision.allows() {
+        return None;
+    }
+    let e = check_approvals_on_own_notes(&approved_deliveries(decision), read).err()?;
+    Some(ReceiveDenial {
+        reason_code: e.code().into(),
+        refname: e.refname.clone(),
+        commit: Some(e.commit.clone()),
+        message: e.to_string(),
+        next_action: "repair",
+    })
 }
 
 /// Verifies line `i` (0-based) of a parsed note, bundle `b`, against this
@@ -642,7 +693,7 @@ where
         return Ok(());
     }
     match import_bundle(scratch, b) {
-        Ok(_) => read.imported(),
+        Ok(_) => read.imported(b),
         Err(e @ TransportError::Conflict { .. }) => {
             let code = e.code().unwrap_or("import_conflict");
             read.conflict_refused(number, code, at(&e.to_string()));
@@ -856,6 +907,9 @@ where
     let pr = validate_pre_pr(git, scratch, base, head)?;
     if let Some(r) = notes_denial(pr.decision.allows(), &read) {
         return Ok(Err(ReceiveDenial::of_refused(r)));
+    }
+    if let Some(d) = unbound_approval(&pr.decision, &read) {
+        return Ok(Err(d));
     }
     // Merged, the proposal delivers into the base's history: an approval
     // that history already holds is spent (D-R56), as at the server.

@@ -759,6 +759,7 @@ mod dispute;
 mod finalize;
 mod lens;
 mod list;
+mod next_steps;
 mod policy;
 mod policy_gate;
 mod pre_receive;
@@ -776,8 +777,8 @@ pub use lens::{LensCommand, lens};
 pub use list::{ListArgs, list};
 
 pub(crate) mod evidence_cmd;
+pub use next_steps::next_hint as push_next_step;
 pub use pre_receive::local_policy_denial;
-pub use pre_receive::next_hint as push_next_step;
 pub use show::{ShowCommand, show};
 pub use start::{StartAnswer, StartArgs, start};
 pub use status::{StatusArgs, status};

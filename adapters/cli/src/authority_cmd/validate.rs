@@ -792,7 +792,12 @@ fn validate_pre_push(
                     &named, &den,
                 ));
             }
-            return pre_receive::denial_answer(out, "pre-push", &den, pre_receive::Judged::Pushing);
+            return pre_receive::denial_answer(
+                out,
+                "pre-push",
+                &den,
+                super::next_steps::Judged::Pushing,
+            );
         }
         pre_receive::warn_notes_not_pushed(notes_pushed, remote, &d);
         if d.decision() == Decision::Deny && super::push_verdict::verdict_requested() {

@@ -207,6 +207,9 @@ pub struct RefusedBundle {
 pub struct NoteAuthority {
     commit: CommitId,
     imported: usize,
+    /// Every lineage of every bundle imported from the note (each record
+    /// of its chain), sorted: what the note carries as authority (D-R146).
+    carried: Vec<LineageId>,
     refused: Vec<RefusedBundle>,
 }
 
@@ -216,6 +219,7 @@ impl NoteAuthority {
         Self {
             commit,
             imported: 0,
+            carried: Vec::new(),
             refused: Vec::new(),
         }
     }
@@ -238,9 +242,22 @@ impl NoteAuthority {
         });
     }
 
-    /// A bundle of the note was verified and imported.
-    pub fn imported(&mut self) {
+    /// A bundle of the note was verified and imported: `bundle`, whose
+    /// lineages the note now carries.
+    pub fn imported(&mut self, bundle: &Bundle) {
         self.imported += 1;
+        for r in &bundle.records {
+            let l = r.state().lineage_id();
+            if let Err(at) = self.carried.binary_search(l) {
+                self.carried.insert(at, l.clone());
+            }
+        }
+    }
+
+    /// Whether a bundle imported from the note carries `lineage` (a record
+    /// of its chain): the note gives that approval as authority (D-R146).
+    pub fn carries(&self, lineage: &LineageId) -> bool {
+        self.carried.binary_search(lineage).is_ok()
     }
 
     /// The whole note is unreadable (over its size bound).
@@ -444,6 +461,18 @@ mod tests {
         assert_eq!(clean, note_with(&[], &[a, b]).unwrap());
     }
 
+    /// A bundle of another lineage than [`bundle`]'s (its record's id
+    /// changed: what the note carries is read from the records).
+    fn other_bundle() -> Bundle {
+        let mut o = pending_bundle();
+        let id = LineageId::parse("review-0000000000000001").unwrap();
+        for r in &mut o.records {
+            r.state.lineage_id = id.clone();
+        }
+        o.lineage_id = id;
+        o
+    }
+
     fn commit(c: char) -> CommitId {
         CommitId::parse(c.to_string().repeat(40)).unwrap()
     }
@@ -467,7 +496,10 @@ mod tests {
     fn one_imported_bundle_makes_the_others_warnings() {
         let mut n = NoteAuthority::new(commit('a'));
         n.bytes_refused(1, "bundle_record_invalid", "forged".into());
-        n.imported();
+        let b = bundle();
+        n.imported(&b);
+        assert!(n.carries(&b.lineage_id));
+        assert!(!n.carries(&other_bundle().lineage_id));
         n.conflict_refused(3, "import_conflict", "another review".into());
         assert!(n.counts());
         assert_eq!(n.denial(), None);
@@ -484,6 +516,50 @@ mod tests {
         assert_eq!(json["reason_code"], "import_conflict");
         assert_eq!(json["next_action"], "repair");
         assert!(json.get("kind").is_none());
+    }
+
+    /// D-R146: a delivery's approvals count only on its own commit's note;
+    /// a squash needs every review it composes there.
+    #[test]
+    fn an_approval_counts_only_on_the_note_of_the_commit_it_delivers() {
+        use crate::review::{ApprovedDelivery, check_approvals_on_own_notes};
+        let (b, p) = (bundle(), other_bundle());
+        let delivery = |c: char, composed_of: Vec<LineageId>| ApprovedDelivery {
+            refs: vec!["refs/heads/main".into()],
+            commit: commit(c),
+            lineage: b.lineage_id.clone(),
+            composed_of,
+        };
+        let mut own = NoteAuthority::new(commit('a'));
+        own.imported(&b);
+        let mut sibling = NoteAuthority::new(commit('f'));
+        sibling.imported(&b);
+        let notes = [own.clone(), sibling.clone()];
+        assert_eq!(
+            check_approvals_on_own_notes(&[delivery('a', vec![])], &notes),
+            Ok(())
+        );
+        // On the empty sibling's note only (red team round 6's move).
+        let e = check_approvals_on_own_notes(&[delivery('b', vec![])], &notes).unwrap_err();
+        assert_eq!(
+            (e.code(), &e.commit, &e.lineage),
+            ("approval_not_on_commit", &commit('b'), &b.lineage_id)
+        );
+        assert_eq!(e.refname, "refs/heads/main");
+        assert!(e.to_string().contains("probity publish"), "{e}");
+        // A line of its own note that gave nothing carries nothing.
+        let mut refused = NoteAuthority::new(commit('b'));
+        refused.policy_refused(1, "signature_missing", "m".into(), "sign");
+        assert!(
+            check_approvals_on_own_notes(&[delivery('b', vec![])], &[refused, sibling]).is_err()
+        );
+        // A squash: each composed review on its own note.
+        let squash = delivery('a', vec![p.lineage_id.clone(), b.lineage_id.clone()]);
+        let e = check_approvals_on_own_notes(std::slice::from_ref(&squash), &notes).unwrap_err();
+        assert_eq!(e.lineage, p.lineage_id);
+        own.imported(&p);
+        assert_eq!(check_approvals_on_own_notes(&[squash], &[own]), Ok(()));
+        assert_eq!(check_approvals_on_own_notes(&[], &[]), Ok(()));
     }
 
     #[test]
@@ -511,7 +587,7 @@ mod tests {
         // gave nothing.
         let counted = {
             let mut c = NoteAuthority::new(commit('e'));
-            c.imported();
+            c.imported(&bundle());
             c
         };
         let notes = [counted, p.clone(), n.clone()];

@@ -230,3 +230,57 @@ pub fn check_approvals_not_replayed(
     }
     Ok(())
 }
+
+/// An approval a delivery rests on that the delivering commit's own note
+/// does not carry (`approval_not_on_commit`, D-R146): its bundle sat on
+/// another commit's note, or a line of its own note that would carry it
+/// gave no authority.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "commit {commit} is allowed into {refname} by the approval of {lineage}, which its own note does not carry (the bundle sits on another commit's note): an approval travels on the note of the commit it delivers, where the server finds it spent. Publish the review on that commit (`probity publish` writes each approval on the note of the commit it delivers), then push the commit with refs/notes/probity"
+)]
+pub struct ApprovalNotOnCommit {
+    /// The protected ref the delivery updates.
+    pub refname: String,
+    /// The delivering commit.
+    pub commit: CommitId,
+    /// The approval its note lacks.
+    pub lineage: LineageId,
+}
+
+impl ApprovalNotOnCommit {
+    /// The stable reason code, `approval_not_on_commit`.
+    pub fn code(&self) -> &'static str {
+        "approval_not_on_commit"
+    }
+}
+
+/// The binding rule of the notes gates (D-R146, red team round 7): every
+/// approval a delivery rests on ([`ApprovedDelivery::approvals`], each
+/// review a squash composes) is carried by a bundle imported from the
+/// delivering commit's own note (`notes`, what each note gave). So each
+/// delivery is named by the notes that name its approval, which only
+/// grow at the server, and the replay check finds it there whatever the
+/// history window holds. Publication writes each approval there already
+/// (`probity publish`); a bundle moved to an empty commit on top (red
+/// team round 6) authorises nothing.
+pub fn check_approvals_on_own_notes(
+    deliveries: &[ApprovedDelivery],
+    notes: &[crate::review::NoteAuthority],
+) -> Result<(), ApprovalNotOnCommit> {
+    for d in deliveries {
+        let own = notes.iter().find(|n| *n.commit() == d.commit);
+        if let Some(l) = d
+            .approvals()
+            .iter()
+            .find(|l| !own.is_some_and(|n| n.carries(l)))
+        {
+            return Err(ApprovalNotOnCommit {
+                refname: d.refs.first().cloned().unwrap_or_default(),
+                commit: d.commit.clone(),
+                lineage: l.clone(),
+            });
+        }
+    }
+    Ok(())
+}
