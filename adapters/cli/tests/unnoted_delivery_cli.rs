@@ -101,6 +101,13 @@ fn a_delivery_whose_bundle_sits_on_a_siblings_note_is_refused() {
         ci.stdout
     );
     assert_eq!(ci.json["commit"].as_str(), Some(delivered.as_str()));
+    let pr = probity(f.root(), &notes_pre_pr_args("origin/main", &[]));
+    assert_ne!(pr.code, 0, "{}", pr.stdout);
+    assert_eq!(
+        pr.json["reason_code"], "approval_not_on_commit",
+        "{}",
+        pr.stdout
+    );
     let err =
         push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
     assert!(err.contains("approval_not_on_commit"), "{err}");
