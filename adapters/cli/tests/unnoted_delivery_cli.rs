@@ -217,3 +217,56 @@ fn a_delivery_whose_note_never_reached_the_server_still_spends_its_approval() {
     assert!(err.contains(&delivered), "{err}");
     amend_with_other_bytes_and_land(&f, &server, inputs.path());
 }
+
+/// D-R146's exemption with round 6's race: the delivery's note never
+/// reached the server, and the agent later adds to the delivering commit a
+/// note holding a hand-written approval of the same trees rated below their
+/// tier (every hash right; `low`, no lens, for a code change). That
+/// approval would not import (`derivation_mismatch`), so it is no other
+/// approval the commit delivered: the commit still spends the real one, and
+/// the replay after a reviewed revert is refused `approval_spent`.
+#[test]
+fn a_forged_lower_tier_note_added_later_does_not_unspend_a_lost_delivery() {
+    use probity_core::review::{RiskAssessment, RiskLevel, RiskReason};
+    let (f, _dir, server) = hooked_origin();
+    write_medium_change(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let notes_before = rev(&f, &server, "refs/notes/probity");
+    let delivered = deliver_reviewed(&f, inputs.path());
+    let kept = note_of(&f, f.root(), &delivered).unwrap();
+    match &notes_before {
+        Some(old) => f.git_in(&server, &["update-ref", "refs/notes/probity", old]),
+        None => f.git_in(&server, &["update-ref", "-d", "refs/notes/probity"]),
+    }
+    .unwrap();
+    f.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/notes/probity:refs/notes/probity",
+    ])
+    .or_else(|_| f.git(&["update-ref", "-d", "refs/notes/probity"]))
+    .unwrap();
+    // The hand-written approval, on the delivering commit's note, pushed
+    // alone (a notes-only push is judged by the notes' own rules).
+    let forged = support::forged::low_v1_bundle(&f, &delivered, |_, _| {
+        RiskAssessment::new(RiskLevel::Low, vec![RiskReason::DocsOnly]).unwrap()
+    });
+    force_note(
+        &f,
+        &delivered,
+        String::from_utf8(forged).unwrap().trim_end(),
+    );
+    push_no_verify(&f, &["origin", "refs/notes/probity"]).unwrap();
+    assert!(note_of(&f, &server, &delivered).is_some());
+    let revert = reviewed_revert(&f, inputs.path());
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    assert_eq!(rev(&f, &server, "main"), Some(revert));
+    let replay = revert_head(&f, "bring it back");
+    force_note(&f, &replay, &String::from_utf8(kept).unwrap());
+    let err =
+        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("approval_spent"), "{err}");
+    assert!(err.contains(&delivered), "{err}");
+    amend_with_other_bytes_and_land(&f, &server, inputs.path());
+}

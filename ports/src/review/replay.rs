@@ -307,10 +307,14 @@ impl MayCarry {
 /// its note does not tie to the approval judged, holds another approval
 /// it delivered (D-R141): a line the signature policy accepts (with its
 /// siblings' signatures) whose leaf is approved and whose change is what
-/// the commit delivered (`trees`), by its trees or on a base of its own.
-/// A note of junk, an empty one, or none ties the commit to no approval:
-/// a pusher may have replaced or dropped it, so the replay check asks
-/// whether it delivered the approval judged.
+/// the commit delivered (`trees`), by its trees or on a base of its own,
+/// and which fits this repository as an import requires (`check_repo`:
+/// its scope, and the tier its trees derive, so the roles the signature
+/// policy asks are that tier's; red team round 7, D-R146: an approval
+/// forged at a lower tier must not unspend another). A note of junk, an
+/// empty one, or none ties the commit to no approval: a pusher may have
+/// replaced or dropped it, so the replay check asks whether it delivered
+/// the approval judged. Every failure counts as no other approval.
 fn delivered_another<G, P>(
     git: &G,
     notes: &CommitId,
@@ -320,7 +324,7 @@ fn delivered_another<G, P>(
     carried: &mut Carried,
 ) -> Result<bool, TransportError>
 where
-    G: GitPort + NotesGit,
+    G: GitPort + ExportGit + ManifestGit + NotesGit,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
     let Some(bytes) = git.read_note(notes, commit, MAX_NOTE_BYTES)? else {
@@ -339,7 +343,9 @@ where
         if signature_policy(&with_note_attestations(b, &all)).is_err() {
             continue;
         }
-        if span == *trees || carried.carries(git, trees, &span)? {
+        if (span == *trees || carried.carries(git, trees, &span)?)
+            && super::transport::check_repo(git, b).is_ok()
+        {
             return Ok(true);
         }
     }
