@@ -133,6 +133,10 @@ impl Repo {
     }
 }
 
+/// The most bytes of raw diff [`ExportGit::announce_paths`] reads for one
+/// batch (a replay check's history window, D-R146).
+const MAX_ANNOUNCED_PATHS: usize = 64 * 1024 * 1024;
+
 impl ExportGit for Repo {
     fn missing_objects(&self, ids: &[String]) -> Result<Vec<String>, AdapterError> {
         Ok(Repo::missing_objects(self, ids)?)
@@ -158,14 +162,39 @@ impl ExportGit for Repo {
         ))
     }
 
-    fn announce_paths(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {
-        // The raw diffs alone, in one `diff-tree --stdin`: what
-        // `changed_paths` reads from the memo.
-        let pairs: Vec<(String, String)> = pairs
+    fn announce_paths(&self, pairs: &[(TreeId, TreeId)]) -> Result<bool, AdapterError> {
+        // The raw diffs alone, in one `diff-tree --stdin` read up to
+        // `MAX_ANNOUNCED_PATHS` bytes: what `changed_paths` reads from the
+        // memo. Over it (a window of huge commits), or on any failure, the
+        // memo is left as it was and the caller asks otherwise.
+        use crate::objects::DiffKind;
+        let mut todo: Vec<(String, String)> = pairs
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
+            .filter(|(a, b)| self.known_diff_output(DiffKind::Raw, a, b).is_none())
             .collect();
-        Ok(self.prefetch_raw_diffs(&pairs)?)
+        todo.sort();
+        todo.dedup();
+        if todo.is_empty() {
+            return Ok(true);
+        }
+        let mut input = String::new();
+        for (from, to) in &todo {
+            input.push_str(&format!("{from} {to}\n"));
+        }
+        let mut args: Vec<&str> = DiffKind::Raw.args().to_vec();
+        args.push("--stdin");
+        let Ok(Some(out)) = self.run_capped(&args, Some(input.as_bytes()), MAX_ANNOUNCED_PATHS)
+        else {
+            return Ok(false);
+        };
+        let Some(answers) = crate::objects::split_stdin_output(DiffKind::Raw, &todo, &out) else {
+            return Ok(false);
+        };
+        for ((from, to), raw) in todo.iter().zip(answers) {
+            self.remember_raw(from, to, raw);
+        }
+        Ok(true)
     }
 
     fn announce_diffs(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {

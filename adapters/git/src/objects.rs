@@ -335,7 +335,7 @@ impl Shared {
 /// each pair's own output: every pair's answer starts with the line
 /// `<from> <to>\n`; a raw entry is `:meta\0path\0`, a numstat one
 /// `added\tremoved\tpath\0`.
-fn split_stdin_output(
+pub(crate) fn split_stdin_output(
     kind: DiffKind,
     pairs: &[(String, String)],
     out: &[u8],

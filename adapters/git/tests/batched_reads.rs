@@ -372,3 +372,35 @@ fn path_objects_answer_as_rev_parse_does() {
         }
     }
 }
+
+/// D-R146: the changed paths of announced pairs (one `diff-tree --stdin`)
+/// are what a fresh repository asks pair by pair, a name with a newline
+/// included; a pair git cannot diff (a tree it lacks) leaves the answer
+/// `false` and the memo as it was.
+#[test]
+fn announced_paths_equal_the_paths_of_one_process_each() {
+    use probity_ports::review::{ExportGit, GitPort, TreeSpan};
+    let (f, t, _) = history();
+    let pairs = [
+        (t[0].clone(), t[1].clone()),
+        (t[1].clone(), t[2].clone()),
+        (t[0].clone(), t[2].clone()),
+    ];
+    let announced = f.repo().unwrap();
+    assert!(announced.announce_paths(&pairs).unwrap());
+    let fresh = f.repo().unwrap();
+    for (a, b) in &pairs {
+        let span = TreeSpan { from: a, to: b };
+        let want = fresh.differing_paths(span).unwrap();
+        assert!(!want.is_empty());
+        assert_eq!(announced.differing_paths(span).unwrap(), want, "{a}..{b}");
+    }
+    assert!(announced.announce_paths(&pairs).unwrap(), "known already");
+    let absent = TreeId::parse("1".repeat(40)).unwrap();
+    let other = f.repo().unwrap();
+    assert!(
+        !other
+            .announce_paths(&[(t[0].clone(), absent), (t[1].clone(), t[2].clone())])
+            .unwrap()
+    );
+}

@@ -85,8 +85,11 @@ impl MayCarry {
             return Ok(());
         }
         let pairs: Vec<(TreeId, TreeId)> = history.iter().map(|(_, t)| t.clone()).collect();
-        git.announce_paths(&pairs)?;
-        self.announced.extend(pairs);
+        // Over the adapter's bound the window is asked by its objects
+        // alone, as a short one is: never a process per commit.
+        if git.announce_paths(&pairs)? {
+            self.announced.extend(pairs);
+        }
         Ok(())
     }
 }
@@ -244,9 +247,10 @@ struct MayCarry {
     approved: std::collections::BTreeMap<Span, (Vec<RepoPath>, Option<PathObjects>)>,
     /// Per delivered span of the history, the paths it changed (sorted).
     changed: std::collections::BTreeMap<Span, Vec<RepoPath>>,
-    /// The spans whose changed paths were announced (a window of at least
-    /// [`ANNOUNCED_WINDOW`] commits); the others are asked by their
-    /// objects alone, as before.
+    /// The spans whose changed paths were announced and answered (a
+    /// window of at least [`ANNOUNCED_WINDOW`] commits, its raw diffs within
+    /// the adapter's bound); the others are asked by their objects alone,
+    /// as before.
     announced: std::collections::BTreeSet<Span>,
 }
 

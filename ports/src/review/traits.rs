@@ -666,10 +666,13 @@ pub trait ExportGit {
     /// ([`GitPort::differing_paths`]) will be asked next, so an adapter can
     /// list them all at once with no blob read (red team round 7: the
     /// replay check asks them of a ref's whole history window once per
-    /// push, not once per delivery). A hint, as [`Self::announce_diffs`].
-    fn announce_paths(&self, pairs: &[(TreeId, TreeId)]) -> Result<(), AdapterError> {
+    /// push, not once per delivery). Whether every pair's paths are now
+    /// answered without a process of its own: `false` (the default, and
+    /// an adapter's answer over its bound) tells the caller to ask
+    /// otherwise.
+    fn announce_paths(&self, pairs: &[(TreeId, TreeId)]) -> Result<bool, AdapterError> {
         let _ = pairs;
-        Ok(())
+        Ok(false)
     }
     /// The object id at each of `paths` in `tree` (`None` where the tree
     /// holds nothing), or `None` when the adapter cannot tell cheaply. A
