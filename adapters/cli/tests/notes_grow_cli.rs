@@ -1123,3 +1123,36 @@ fn a_merge_shaped_notes_update_adding_more_than_the_listing_bound_is_refused() {
     }
     next_reviewed_push_lands(&s, "fn again() {}\n");
 }
+
+/// Red team round 8: a judged protected tip holds only the commit it
+/// peels to. A tag object at the junk tree, pushed to a protected branch
+/// beside the notes that merge it and without `--atomic` (git refuses a
+/// branch at a non-commit only after the hook, and keeps the notes), held
+/// the junk as a judged tip: the notes stored it for good. Refused now,
+/// the server's notes unchanged; the teammate's next push lands.
+#[test]
+fn a_tag_object_pushed_to_a_protected_branch_holds_nothing_for_the_notes() {
+    let s = Setup::new();
+    let (_tip, _d, agent) = published_and_cloned(&s);
+    let published = s.server_rev("refs/notes/probity").unwrap();
+    let git = |args: &[&str], stdin: &[u8]| git_out(&agent, args, stdin, &[]);
+    let anchor = anchor_over_the_bound(&agent);
+    let side = git(&["commit-tree", &anchor, "-m", "side"], b"");
+    notes_merging(&agent, &published, &side);
+    git(&["tag", "-a", "-m", "at a tree", "junk", &anchor], b"");
+    let tag = git(&["rev-parse", "refs/tags/junk"], b"");
+    let err = s
+        .push_from(
+            &agent,
+            &[
+                "origin",
+                &format!("{tag}:refs/heads/junk"),
+                "refs/notes/probity",
+            ],
+        )
+        .unwrap_err();
+    assert!(err.contains("input_too_large"), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
+    assert_eq!(s.server_rev("refs/heads/junk"), None);
+    next_reviewed_push_lands(&s, "fn after_tag() {}\n");
+}

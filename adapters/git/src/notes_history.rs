@@ -30,8 +30,8 @@ impl Repo {
     /// [`Repo::write_notes_anchored`]) adds no file: what it keeps is
     /// measured by the bytes stored.
     ///
-    /// What is stored is measured against `holds` (each a commit or a tag;
-    /// anything else is skipped), and every ref here too when `every_ref`
+    /// What is stored is measured against `holds` (each a commit; anything
+    /// else, a tag object included, is skipped: the driver peels them), and every ref here too when `every_ref`
     /// (a CI form); at the hook the protected history alone (D-R147).
     pub fn notes_history(
         &self,
@@ -196,7 +196,7 @@ impl Repo {
         input.extend(old.map(|o| format!("^{o}\n")));
         let ids: Vec<&str> = holds.iter().map(CommitId::as_str).collect();
         for (k, info) in holds.iter().zip(self.objects_info(&ids)?) {
-            if info.is_some_and(|i| i.kind == "commit" || i.kind == "tag") {
+            if info.is_some_and(|i| i.kind == "commit") {
                 input.push_str(&format!("^{k}\n"));
             }
         }

@@ -530,12 +530,17 @@ where
             &updated,
             &Vouching::Protected(globs.clone()),
         );
-        held.extend(
-            updates
-                .iter()
-                .filter(|u| is_protected(&globs, &u.refname))
-                .filter_map(|u| u.new.clone()),
-        );
+        // A judged tip holds the commit it names, peeled: a tag object at
+        // a tree (which git refuses on a branch only after this hook, and
+        // a push without `--atomic` keeps the notes) holds nothing (red
+        // team round 8).
+        for u in updates.iter().filter(|u| is_protected(&globs, &u.refname)) {
+            if let Some(new) = &u.new
+                && let Some(c) = git.peel_commit(new)?
+            {
+                held.push(c);
+            }
+        }
         Ok(Holds::Only(held))
     };
     let notes = match notes_after(git, updates, holds)? {
