@@ -270,3 +270,80 @@ fn a_forged_lower_tier_note_added_later_does_not_unspend_a_lost_delivery() {
     assert!(err.contains(&delivered), "{err}");
     amend_with_other_bytes_and_land(&f, &server, inputs.path());
 }
+
+/// `count` commits on `main` in `f`'s clone, each changing `filler.md`,
+/// the last removing it (so the tip's tree is where they started), made
+/// by one `git fast-import`, and pushed to `server` with its hook set
+/// aside: history the server holds, as a long-lived repository has it.
+fn history_on_the_server(f: &Fixture, server: &Path, count: usize) {
+    let mut script = String::new();
+    let from = rev(f, f.root(), "HEAD").unwrap();
+    for i in 1..=count {
+        script.push_str("commit refs/heads/main\n");
+        script.push_str("committer Filler <filler@probity.invalid> 1767225600 +0000\n");
+        script.push_str("data 6\nfiller\n");
+        if i == 1 {
+            script.push_str(&format!("from {from}\n"));
+        }
+        if i == count {
+            script.push_str("D filler.md\n\n");
+        } else {
+            let text = format!("entry {i}\n");
+            script.push_str(&format!(
+                "M 100644 inline filler.md\ndata {}\n{text}\n",
+                text.len()
+            ));
+        }
+    }
+    git_out(
+        f.root(),
+        &["fast-import", "--quiet"],
+        script.as_bytes(),
+        &[],
+    );
+    f.git(&["reset", "-q", "--hard", "main"]).unwrap();
+    let hook = server.join("hooks/pre-receive");
+    let aside = server.join("hooks/pre-receive.aside");
+    std::fs::rename(&hook, &aside).unwrap();
+    let pushed = push_no_verify(f, &["origin", "main"]);
+    std::fs::rename(&aside, &hook).unwrap();
+    pushed.unwrap();
+}
+
+/// Red team round 8 (finding 01): the notes search reads at most 64 names
+/// of an approval in path order, and D-R137's flood search used the rest
+/// only to mark commits of the history window. So 64 junk notes naming the
+/// approval on ids that sort first hid its delivery, once 1,000 changing
+/// commits had pushed that delivery out of the window: the replay of its
+/// revert's revert landed. A flooded approval's named commits are now all
+/// read (those this repository holds, one batch): refused `approval_spent`,
+/// as without the flood.
+#[test]
+fn a_flood_of_junk_names_does_not_hide_a_delivery_past_the_window() {
+    let (f, _dir, server) = hooked_origin();
+    write_medium_change(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let approved = approve_live(f.root(), inputs.path());
+    let lineage = approved["lineage_id"].as_str().unwrap().to_string();
+    let delivered = commit_all(&f, "the reviewed change");
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    let revert = reviewed_revert(&f, inputs.path());
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    assert_eq!(rev(&f, &server, "main"), Some(revert.clone()));
+    history_on_the_server(&f, &server, 1_001);
+    f.git(&["checkout", &delivered, "--", "src"]).unwrap();
+    let replay = commit_all(&f, "bring it back");
+    assert_eq!(
+        rev(&f, f.root(), &format!("{replay}~1^{{tree}}")),
+        rev(&f, f.root(), &format!("{revert}^{{tree}}"))
+    );
+    f.git(&["notes", "--ref=probity", "copy", "-f", &delivered, &replay])
+        .unwrap();
+    for i in 1..=64u32 {
+        force_note(&f, &format!("{i:040x}"), &lineage);
+    }
+    let err =
+        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("approval_spent"), "{err}");
+    assert!(err.contains(&delivered), "{err}");
+}

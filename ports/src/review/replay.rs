@@ -29,6 +29,11 @@ const MAX_PRIOR_NOTES: usize = 64;
 /// a shorter answer.
 const MAX_FLOODED_NOTES: usize = 1_000_000;
 
+/// How many commits this repository holds that notes naming one flooded
+/// lineage may name before the replay check reads none of them and the
+/// approval delivers nothing here (each costs object reads, D-R146).
+const MAX_FLOODED_COMMITS: usize = 10_000;
+
 /// How many commits that change something a CI form reads from a ref's
 /// history for earlier deliveries (D-R125, D-R145).
 pub(super) const MAX_HISTORY_PRIORS: usize = 1_000;
@@ -555,11 +560,6 @@ where
             flood_named.insert(lineage, commits.into_iter().collect());
         }
     }
-    let past_bound = |l: &LineageId| {
-        flood_named
-            .get(l.as_str())
-            .is_some_and(|n| n.len() >= MAX_FLOODED_NOTES)
-    };
     if named_each.len() != needles.len() {
         let short: AdapterError = format!(
             "the notes search answered for {} of {} lineages",
@@ -569,6 +569,49 @@ where
         .into();
         return Err(short.into());
     }
+    // A flooded approval's named commits are all read, those this
+    // repository holds (one batch asks which): the first 64 names in path
+    // order may all be junk on ids that sort first, and a delivery past the
+    // window is found only by its name (red team round 8, D-R146). Past
+    // [`MAX_FLOODED_COMMITS`] held commits the approval delivers nothing
+    // here, as past [`MAX_FLOODED_NOTES`] names.
+    let mut named_each = named_each;
+    let mut over_bound: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+    if flooded {
+        let mut names: Vec<String> = flood_named
+            .values()
+            .flatten()
+            .map(|c| c.to_string())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let missing: std::collections::BTreeSet<String> =
+            git.missing_objects(&names)?.into_iter().collect();
+        for (needle, named) in needles.iter().copied().zip(named_each.iter_mut()) {
+            if named.len() < MAX_PRIOR_NOTES {
+                continue;
+            }
+            let held: Vec<CommitId> = flood_named
+                .get(needle)
+                .into_iter()
+                .flatten()
+                .filter(|c| !missing.contains(c.as_str()))
+                .cloned()
+                .collect();
+            if held.len() > MAX_FLOODED_COMMITS {
+                over_bound.insert(needle);
+                named.clear();
+            } else {
+                *named = held;
+            }
+        }
+    }
+    let past_bound = |l: &LineageId| {
+        over_bound.contains(l.as_str())
+            || flood_named
+                .get(l.as_str())
+                .is_some_and(|n| n.len() >= MAX_FLOODED_NOTES)
+    };
     // What each noted commit delivered; `None`: a merge, or no commit
     // this repository holds.
     let mut noted: std::collections::BTreeMap<CommitId, Option<(TreeId, TreeId)>> =
@@ -628,7 +671,7 @@ where
                 refname: landing.refname.to_string(),
                 commit: Some(delivery.commit.clone()),
                 message: format!(
-                    "{MAX_FLOODED_NOTES} notes or more name the approval of {l}: the replay check cannot read them all, so that approval delivers nothing here; review the change again (`probity start --commit {}`), which gives it an approval no note names yet, then push",
+                    "so many notes name the approval of {l} ({MAX_FLOODED_NOTES} notes or more, or more than {MAX_FLOODED_COMMITS} commits here) that the replay check cannot read them all, so that approval delivers nothing here; review the change again (`probity start --commit {}`), which gives it an approval no note names yet, then push",
                     delivery.commit
                 ),
                 next_action: "start_commit_review",
@@ -719,7 +762,10 @@ where
                     // fresh review is not a replay).
                     let carries = !by_trees
                         && match approved {
-                            Some(a) if noted => carried.carries(git, prior_trees, a)?,
+                            Some(a) if noted => {
+                                may_carry.may(git, prior_trees, a)?
+                                    && carried.carries(git, prior_trees, a)?
+                            }
                             Some(a) => {
                                 may_carry.may(git, prior_trees, a)?
                                     // Where a commit the update brings sits
