@@ -1126,10 +1126,10 @@ fn a_merge_shaped_notes_update_adding_more_than_the_listing_bound_is_refused() {
 
 /// Red team round 8: a judged protected tip holds only the commit it
 /// peels to. A tag object at the junk tree, pushed to a protected branch
-/// beside the notes that merge it and without `--atomic` (git refuses a
-/// branch at a non-commit only after the hook, and keeps the notes), held
-/// the junk as a judged tip: the notes stored it for good. Refused now,
-/// the server's notes unchanged; the teammate's next push lands.
+/// beside the notes that merge it, held the junk as a judged tip, and only
+/// the judgment (`delivery_not_commit`) refused the push. The notes
+/// measure refuses it now on its own (`input_too_large`), the server's
+/// notes unchanged; the teammate's next push lands.
 #[test]
 fn a_tag_object_pushed_to_a_protected_branch_holds_nothing_for_the_notes() {
     let s = Setup::new();
