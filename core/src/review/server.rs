@@ -448,7 +448,10 @@ pub fn check_notes_history(h: &NotesHistory) -> Result<(), (NotesRefDenial, Opti
         }
     }
     if h.stored_bytes > MAX_ADDED_NOTES_BYTES {
-        let why = format!("the notes commits it brings store {} bytes", h.stored_bytes);
+        let why = format!(
+            "the notes commits it brings store {} bytes that the history they are measured against does not hold (at the hook: the protected refs'; a reviewed change not delivered yet is published with its delivery to a protected branch, `probity push <remote> <branch>`)",
+            h.stored_bytes
+        );
         return Err((NotesRefDenial::NotesTooLarge, Some(why)));
     }
     Ok(())

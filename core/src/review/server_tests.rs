@@ -603,9 +603,12 @@ fn the_history_a_notes_update_brings_is_held_to_the_notes_rules() {
         stored_bytes: MAX_ADDED_NOTES_BYTES + 1,
         ..ok.clone()
     };
-    assert_eq!(
-        check_notes_history(&stored).unwrap_err().0,
-        NotesRefDenial::NotesTooLarge
+    let (e, why) = check_notes_history(&stored).unwrap_err();
+    assert_eq!(e, NotesRefDenial::NotesTooLarge);
+    let why = why.unwrap();
+    assert!(
+        why.contains(&(MAX_ADDED_NOTES_BYTES + 1).to_string()) && why.contains("probity push"),
+        "{why}"
     );
     let many = NotesHistory {
         commits: MAX_NOTES_UPDATE_COMMITS + 1,
