@@ -2,7 +2,8 @@
 //! trees: the files changed in place are sized through the object reader
 //! (headers only), and only a file whose sizes could put it over the
 //! bound, or every file once the sizes could put the run over it, is read
-//! (through the same reader) and its diff lines counted. Core decides;
+//! (through the same reader) and its diff lines counted; a blob the run
+//! already read (a start's heads) is not asked again. Core decides;
 //! this module only finds the sizes and the bytes. One [`DiffWork`] per
 //! repository handle (a `start`, one hook or CI run), each pair of trees
 //! charged once, its answer kept.
@@ -47,6 +48,20 @@ impl Repo {
         to: &str,
         raw: &[RawEntry],
     ) -> Result<Charged, GitError> {
+        self.charge_diff_read(from, to, raw, &Read::new())
+    }
+
+    /// [`Repo::charge_diff`] where `read` holds blobs already read this
+    /// run (a start's heads, [`crate::candidate`]): their sizes and whole
+    /// contents are taken from it, the same answers the object reader
+    /// gives, and only the others are asked of git.
+    pub(crate) fn charge_diff_read(
+        &self,
+        from: &str,
+        to: &str,
+        raw: &[RawEntry],
+        read: &Read<'_>,
+    ) -> Result<Charged, GitError> {
         let key = (from.to_string(), to.to_string());
         let mut bound = self
             .shared()
@@ -70,7 +85,7 @@ impl Repo {
             })
             .collect();
         let ids: Vec<&str> = in_place.iter().flat_map(|(_, o, n)| [*o, *n]).collect();
-        let sizes = self.object_sizes(&ids)?;
+        let sizes = self.sizes_read(&ids, read)?;
         if sizes.iter().any(|s| *s > MAX_REVIEWED_FILE_BYTES) {
             return Ok(Charged::Oversized);
         }
@@ -93,7 +108,7 @@ impl Repo {
             .charge(files, |blobs| match counted.get(blobs) {
                 Some(n) => Ok::<u64, GitError>(*n),
                 None => {
-                    let n = self.diff_lines_of(&blobs.0, &blobs.1)?;
+                    let n = self.diff_lines_of(&blobs.0, &blobs.1, read)?;
                     counted.insert(blobs.clone(), n);
                     Ok(n)
                 }
@@ -108,13 +123,39 @@ impl Repo {
 
     /// Core's diff lines of two blobs, both read whole through the object
     /// reader (each within the reviewed-file size limit, sized before).
-    fn diff_lines_of(&self, old: &str, new: &str) -> Result<u64, GitError> {
+    fn diff_lines_of(&self, old: &str, new: &str, read: &Read<'_>) -> Result<u64, GitError> {
+        if let (Some((_, Some(a))), Some((_, Some(b)))) = (read.get(old), read.get(new)) {
+            return Ok(diff_lines(a, b));
+        }
         let cap = usize::try_from(MAX_REVIEWED_FILE_BYTES).unwrap_or(usize::MAX);
         let heads = self.object_heads(&[old, new], cap)?;
         match &heads[..] {
             [(a, true), (b, true)] => Ok(diff_lines(a, b)),
             _ => Err(parse("a blob over the reviewed-file size limit")),
         }
+    }
+}
+
+/// Blobs already read by id: the size, and the whole content when it was
+/// read whole.
+pub(crate) type Read<'a> = HashMap<&'a str, (u64, Option<&'a [u8]>)>;
+
+impl Repo {
+    /// The sizes of `ids`: from `read` where it holds them, the others
+    /// from one batch of the object reader (headers only), in order.
+    fn sizes_read(&self, ids: &[&str], read: &Read<'_>) -> Result<Vec<u64>, GitError> {
+        let ask: Vec<&str> = ids
+            .iter()
+            .copied()
+            .filter(|id| !read.contains_key(id))
+            .collect();
+        let mut asked = self.object_sizes(&ask)?.into_iter();
+        ids.iter()
+            .map(|id| match read.get(id) {
+                Some((size, _)) => Ok(*size),
+                None => asked.next().ok_or_else(|| parse("fewer sizes than asked")),
+            })
+            .collect()
     }
 }
 

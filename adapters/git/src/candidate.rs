@@ -557,20 +557,54 @@ impl Repo {
     /// headers over their 5,000 loose objects (a third of the reader's
     /// time) is not made. A base blob over the limit is named first, then
     /// the first candidate-side one in raw order (one a clean filter made
-    /// larger than its file).
-    fn sized_heads(&self, raw: &[RawEntry]) -> Result<Vec<CandidateContent>, GitError> {
+    /// larger than its file). The loose blobs within the head cap are read
+    /// in-process, each once, when that is certainly git's answer
+    /// ([`crate::loose`]): their sizes and heads are git's, and git is
+    /// asked only for the others.
+    fn sized_heads(&self, raw: &[RawEntry]) -> Result<Vec<(u64, Vec<u8>, bool)>, GitError> {
+        let blobs: Vec<&str> = raw
+            .iter()
+            .flat_map(|e| e.old_blob.iter().chain(e.new_blob.iter()))
+            .map(BlobId::as_str)
+            .collect();
+        // Loose blobs within the cap read in-process, each once, when that
+        // is certainly git's answer ([`crate::loose`]); git is asked for
+        // the others below, as before. None of them is over the limit.
+        let found = self.loose_blobs(&blobs, CONTENT_CAP);
+        let mut found_at = found.iter();
+        let mut old_read: Vec<Option<u64>> = Vec::new();
+        for e in raw {
+            if e.old_blob.is_some() {
+                old_read.push(
+                    found_at
+                        .next()
+                        .and_then(|f| f.as_ref().map(|b| b.len() as u64)),
+                );
+            }
+            if e.new_blob.is_some() {
+                found_at.next();
+            }
+        }
         let old: Vec<&str> = raw
             .iter()
             .filter_map(|e| e.old_blob.as_ref().map(BlobId::as_str))
+            .zip(&old_read)
+            .filter(|(_, read)| read.is_none())
+            .map(|(id, _)| id)
             .collect();
         let old_sizes = self.object_sizes(&old)?;
         let mut old_sizes_iter = old_sizes.iter();
         let mut sized: Vec<(&RepoPath, u64)> = Vec::new();
+        let mut old_read_iter = old_read.iter();
         for e in raw {
-            if e.old_blob.is_some()
-                && let Some(size) = old_sizes_iter.next()
-            {
-                sized.push((&e.path, *size));
+            if e.old_blob.is_some() {
+                let size = match old_read_iter.next() {
+                    Some(Some(size)) => Some(*size),
+                    _ => old_sizes_iter.next().copied(),
+                };
+                if let Some(size) = size {
+                    sized.push((&e.path, size));
+                }
             }
         }
         if let Some((path, size)) = first_oversized(sized.iter().copied()) {
@@ -580,12 +614,7 @@ impl Repo {
                 limit: MAX_REVIEWED_FILE_BYTES,
             });
         }
-        let blobs: Vec<&str> = raw
-            .iter()
-            .flat_map(|e| e.old_blob.iter().chain(e.new_blob.iter()))
-            .map(BlobId::as_str)
-            .collect();
-        let heads = self.object_heads_sized(&blobs, CONTENT_CAP)?;
+        let heads = self.heads_with(&blobs, found, CONTENT_CAP)?;
         let mut at = 0usize;
         let mut all: Vec<(&RepoPath, u64)> = Vec::with_capacity(heads.len());
         for e in raw {
@@ -603,20 +632,15 @@ impl Repo {
                 limit: MAX_REVIEWED_FILE_BYTES,
             });
         }
-        Ok(heads
-            .into_iter()
-            .map(|(_, bytes, complete)| CandidateContent::Bytes { bytes, complete })
-            .collect())
+        Ok(heads)
     }
 
-    /// Leading bytes of blobs, through one streamed `git cat-file --batch`.
-    fn blob_heads(&self, blobs: &[&BlobId]) -> Result<Vec<CandidateContent>, GitError> {
+    /// Leading bytes of blobs: the loose ones within the cap read
+    /// in-process when that is certainly git's answer ([`crate::loose`]),
+    /// the others through one streamed batch of git's object reader.
+    fn blob_heads(&self, blobs: &[&BlobId]) -> Result<Vec<(u64, Vec<u8>, bool)>, GitError> {
         let ids: Vec<&str> = blobs.iter().map(|b| b.as_str()).collect();
-        Ok(self
-            .object_heads(&ids, CONTENT_CAP)?
-            .into_iter()
-            .map(|(bytes, complete)| CandidateContent::Bytes { bytes, complete })
-            .collect())
+        self.blob_heads_sized(&ids, CONTENT_CAP)
     }
 
     /// Which of `paths` are in the user's index (stage entries of any
@@ -702,15 +726,28 @@ impl Repo {
             self.blob_heads(&blobs)?
         };
         // Core's bound on diff work, before git diffs anything more
-        // (D-R130); the sizes were checked above.
-        self.charge_diff(from.as_str(), to.as_str(), &raw)?;
+        // (D-R130); the sizes were checked above, and the blobs just read
+        // are not asked of git again (their sizes, and their contents when
+        // read whole: the same answers).
+        let read: crate::bound::Read<'_> = raw
+            .iter()
+            .flat_map(|e| e.old_blob.iter().chain(e.new_blob.iter()))
+            .zip(&heads)
+            .map(|(id, (size, bytes, complete))| {
+                (id.as_str(), (*size, complete.then_some(bytes.as_slice())))
+            })
+            .collect();
+        self.charge_diff_read(from.as_str(), to.as_str(), &raw, &read)?;
+        drop(read);
         let rows = match numstat {
             Some(out) => self.numstat_rows(from, to, out, true)?,
             None => self.numstat(from, to)?,
         };
         let counts: std::collections::HashMap<RepoPath, (u64, u64)> =
             rows.into_iter().map(|(p, a, r)| (p, (a, r))).collect();
-        let mut heads = heads.into_iter();
+        let mut heads = heads
+            .into_iter()
+            .map(|(_, bytes, complete)| CandidateContent::Bytes { bytes, complete });
         let mut next_head = |present: bool| -> Result<CandidateContent, GitError> {
             if present {
                 heads

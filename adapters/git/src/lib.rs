@@ -17,6 +17,7 @@ pub mod export;
 #[cfg(feature = "fixture")]
 pub mod fixture;
 mod index;
+mod loose;
 mod note_trees;
 pub mod notes;
 mod notes_history;

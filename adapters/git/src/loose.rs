@@ -1,0 +1,322 @@
+//! Blobs read in-process from loose objects when that is certainly git's
+//! answer (issue 24): a new `start` reads the heads of every changed blob,
+//! both sides, and the new side's are loose objects `git add` just wrote.
+//! `git cat-file` opens a loose object once for its header and again for
+//! its content; here it is opened once, read whole, inflated and hashed,
+//! on every core.
+//!
+//! A blob is answered here only when all of this holds, and git's object
+//! reader ([`crate::objects`]) is asked otherwise, as before:
+//!
+//! - the repository's object format is known (`sha1` or `sha256`) and the
+//!   id is a full lower-case hex id of it;
+//! - `objects/<2 hex>/<rest>` of the repository's own object directory is
+//!   a regular file (never a link, a FIFO or a device) no larger than a
+//!   compressed object of [`crate::candidate::CONTENT_CAP`] bytes can be;
+//! - it is one zlib stream, ended, with nothing after it, that inflates to
+//!   `blob <size>\0` in git's canonical form (no leading zero) and exactly
+//!   `size` bytes, `size` at most the cap asked: an object the reader
+//!   would only give the head of is git's to answer;
+//! - those bytes hash to the id (SHA-1 with collision detection, as git's
+//!   own, or SHA-256).
+//!
+//! The last makes the answer git's whichever copy git would read (git
+//! looks in the packs before the loose objects, and in alternates): an
+//! object is its bytes. A loose file that is corrupt, truncated or not
+//! the object its name says is left to git, which decides what it is.
+//! The tests compare every answer with `git cat-file`'s.
+
+use std::fs::File;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use flate2::{Decompress, FlushDecompress, Status};
+
+use crate::Repo;
+
+/// The hash of an object format, by its id's length in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Sha1,
+    Sha256,
+}
+
+impl Format {
+    fn of(name: &str) -> Option<Self> {
+        match name {
+            "sha1" => Some(Self::Sha1),
+            "sha256" => Some(Self::Sha256),
+            _ => None,
+        }
+    }
+
+    fn hex_len(self) -> usize {
+        match self {
+            Self::Sha1 => 40,
+            Self::Sha256 => 64,
+        }
+    }
+
+    /// The object's id; `None` when SHA-1's collision detection fires
+    /// (git refuses such an object: git decides).
+    fn id_of(self, object: &[u8]) -> Option<Vec<u8>> {
+        let raw = match self {
+            Self::Sha256 => {
+                use sha2::Digest as _;
+                sha2::Sha256::digest(object).to_vec()
+            }
+            Self::Sha1 => {
+                let mut h = sha1_checked::Sha1::new();
+                sha1_checked::digest::Update::update(&mut h, object);
+                let result = h.try_finalize();
+                if result.has_collision() {
+                    return None;
+                }
+                result.hash().to_vec()
+            }
+        };
+        Some(raw)
+    }
+}
+
+/// Fewer ids than this are read on one thread.
+const PER_THREAD: usize = 64;
+
+/// At most this many threads read.
+const MAX_THREADS: usize = 4;
+
+/// The whole content of each of `ids` that is a loose blob of at most
+/// `cap` bytes in `objects` (see the module); `None` for every other.
+fn read_all(objects: &Path, format: Format, ids: &[&str], cap: usize) -> Vec<Option<Vec<u8>>> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(MAX_THREADS)
+        .min(ids.len() / PER_THREAD)
+        .max(1);
+    if threads == 1 {
+        let mut z = Decompress::new(true);
+        return ids
+            .iter()
+            .map(|id| loose_blob(objects, format, id, cap, &mut z))
+            .collect();
+    }
+    let chunk = ids.len().div_ceil(threads);
+    let read_part = move |part: &[&str]| {
+        // One inflater per thread, reset for each object (a new one is
+        // tens of KiB to allocate and clear).
+        let mut z = Decompress::new(true);
+        part.iter()
+            .map(|id| loose_blob(objects, format, id, cap, &mut z))
+            .collect::<Vec<_>>()
+    };
+    std::thread::scope(|s| {
+        let parts: Vec<_> = ids
+            .chunks(chunk)
+            .map(|part| {
+                let handle = std::thread::Builder::new()
+                    .name("probity-loose".into())
+                    .spawn_scoped(s, move || read_part(part));
+                (part, handle)
+            })
+            .collect();
+        let mut all = Vec::with_capacity(ids.len());
+        for (part, handle) in parts {
+            match handle {
+                Ok(handle) => match handle.join() {
+                    Ok(found) => all.extend(found),
+                    // A reader thread that panicked answers nothing: git
+                    // is asked for its part.
+                    Err(_) => all.extend(part.iter().map(|_| None)),
+                },
+                // No thread to be had: its part is read here.
+                Err(_) => all.extend(read_part(part)),
+            }
+        }
+        all
+    })
+}
+
+/// The path of a loose object and the id's bytes, when `id` is a full
+/// lower-case hex id.
+fn loose_path(objects: &Path, format: Format, id: &str) -> Option<(PathBuf, Vec<u8>)> {
+    if id.len() != format.hex_len() {
+        return None;
+    }
+    let nibble = |b: u8| match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    };
+    let raw = id
+        .as_bytes()
+        .chunks(2)
+        .map(|pair| Some(nibble(pair[0])? << 4 | nibble(*pair.get(1)?)?))
+        .collect::<Option<Vec<u8>>>()?;
+    Some((objects.join(&id[..2]).join(&id[2..]), raw))
+}
+
+/// The largest loose file read for `cap` bytes of content: deflate's
+/// stored blocks add 5 bytes per 65,535, zlib 6 bytes, and the header at
+/// most 32.
+fn max_file_len(cap: usize) -> u64 {
+    (cap as u64)
+        .saturating_add(cap as u64 / 8_192)
+        .saturating_add(1_024)
+}
+
+/// One loose blob's content (see the module); `None` to ask git.
+fn loose_blob(
+    objects: &Path,
+    format: Format,
+    id: &str,
+    cap: usize,
+    z: &mut Decompress,
+) -> Option<Vec<u8>> {
+    let (path, raw_id) = loose_path(objects, format, id)?;
+    let meta = std::fs::symlink_metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() > max_file_len(cap) {
+        return None;
+    }
+    let mut file = File::open(&path).ok()?;
+    // Read at most one byte more than the file was: one that grew is
+    // left to git.
+    let mut compressed = Vec::with_capacity(usize::try_from(meta.len()).ok()? + 1);
+    (&mut file)
+        .take(meta.len().saturating_add(1))
+        .read_to_end(&mut compressed)
+        .ok()?;
+    if compressed.len() as u64 != meta.len() {
+        return None;
+    }
+    let object = inflate_blob(&compressed, cap, z)?;
+    if format.id_of(&object)? != raw_id {
+        return None;
+    }
+    let nul = object.iter().position(|b| *b == 0)?;
+    Some(object[nul + 1..].to_vec())
+}
+
+/// The inflated object (`blob <size>\0` and its content) of a loose file,
+/// when it is one whole zlib stream with nothing after it, its header is
+/// a blob's in git's canonical form and its content `size` bytes, at most
+/// `cap`; `None` otherwise.
+fn inflate_blob(compressed: &[u8], cap: usize, z: &mut Decompress) -> Option<Vec<u8>> {
+    // `blob ` and at most 20 digits and the NUL.
+    const HEADER_MAX: usize = 32;
+    z.reset(true);
+    let mut object = Vec::with_capacity(HEADER_MAX);
+    let status = z
+        .decompress_vec(compressed, &mut object, FlushDecompress::None)
+        .ok()?;
+    let nul = object.iter().position(|b| *b == 0)?;
+    let size = canonical_blob_size(&object[..nul])?;
+    if size > cap {
+        return None;
+    }
+    let total = nul + 1 + size;
+    if status != Status::StreamEnd {
+        // Room for one byte more than the header says: a longer stream
+        // fills it and does not end, and is refused.
+        object.reserve_exact((total + 1).saturating_sub(object.len()));
+        // The inflater hands out what it holds a window at a time: called
+        // until the stream ends, the room is full or nothing moves.
+        loop {
+            let (was_in, was_out) = (z.total_in(), z.total_out());
+            let consumed = usize::try_from(was_in).ok()?;
+            let status = z
+                .decompress_vec(
+                    compressed.get(consumed..)?,
+                    &mut object,
+                    FlushDecompress::Finish,
+                )
+                .ok()?;
+            if status == Status::StreamEnd {
+                break;
+            }
+            if object.len() > total || (z.total_in(), z.total_out()) == (was_in, was_out) {
+                return None;
+            }
+        }
+    }
+    (usize::try_from(z.total_in()).ok()? == compressed.len() && object.len() == total)
+        .then_some(object)
+}
+
+/// The size in a loose blob's header (`blob <size>`), when it is written
+/// as git writes it: decimal, no sign, no leading zero.
+fn canonical_blob_size(header: &[u8]) -> Option<usize> {
+    let digits = header.strip_prefix(b"blob ")?;
+    if digits.is_empty()
+        || digits.len() > 19
+        || !digits.iter().all(u8::is_ascii_digit)
+        || (digits.len() > 1 && digits[0] == b'0')
+    {
+        return None;
+    }
+    std::str::from_utf8(digits).ok()?.parse().ok()
+}
+
+impl Repo {
+    /// The whole content of each of `ids` read in-process when it is a
+    /// loose blob of at most `cap` bytes and certainly git's answer (see
+    /// the module); `None` for every other, which git's object reader is
+    /// asked for. Nothing is read when the object format is not yet known
+    /// (it is not asked for here: that would start a git).
+    pub(crate) fn loose_blobs(&self, ids: &[&str], cap: usize) -> Vec<Option<Vec<u8>>> {
+        let format = self
+            .shared()
+            .object_format
+            .lock()
+            .ok()
+            .and_then(|f| f.as_deref().and_then(Format::of));
+        match format {
+            Some(format) if !ids.is_empty() => {
+                read_all(&self.common_dir().join("objects"), format, ids, cap)
+            }
+            _ => ids.iter().map(|_| None).collect(),
+        }
+    }
+
+    /// [`Repo::object_heads_sized`] with the loose blobs read in-process
+    /// ([`Repo::loose_blobs`]) and only the others asked of git's reader,
+    /// in one batch; the same answers, in the order of `ids`.
+    pub(crate) fn blob_heads_sized(
+        &self,
+        ids: &[&str],
+        cap: usize,
+    ) -> Result<Vec<(u64, Vec<u8>, bool)>, crate::GitError> {
+        let found = self.loose_blobs(ids, cap);
+        self.heads_with(ids, found, cap)
+    }
+
+    /// The heads of `ids` where `found` (in the order of `ids`) holds what
+    /// was read in-process and git's reader is asked for the rest.
+    pub(crate) fn heads_with(
+        &self,
+        ids: &[&str],
+        found: Vec<Option<Vec<u8>>>,
+        cap: usize,
+    ) -> Result<Vec<(u64, Vec<u8>, bool)>, crate::GitError> {
+        let ask: Vec<&str> = ids
+            .iter()
+            .zip(&found)
+            .filter(|(_, f)| f.is_none())
+            .map(|(id, _)| *id)
+            .collect();
+        let mut asked = self.object_heads_sized(&ask, cap)?.into_iter();
+        found
+            .into_iter()
+            .map(|f| match f {
+                Some(bytes) => Ok((bytes.len() as u64, bytes, true)),
+                None => asked.next().ok_or_else(|| crate::GitError::Parse {
+                    args: "cat-file --batch-command".into(),
+                    detail: "fewer objects than asked".into(),
+                }),
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+#[path = "loose_tests.rs"]
+mod tests;
