@@ -154,6 +154,10 @@ const RAW_SITES: &[(&str, &str)] = &[
         "adapters/git/src/index.rs",
         "the SHA-256 of an index's bytes, to see it unchanged",
     ),
+    (
+        "adapters/git/src/loose.rs",
+        "a loose object's bytes hashed as git names objects (a SHA-256 repository), to know it is the object its id says (D-R148)",
+    ),
 ];
 
 /// The crates whose shipped code is read (the test kit and fuzz targets
