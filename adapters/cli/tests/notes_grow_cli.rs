@@ -829,6 +829,24 @@ fn a_ref_update_leaving_only_the_notes_holding_over_the_bound_is_refused() {
     next_reviewed_push_lands(&s, "fn again() {}\n");
 }
 
+/// An anchor-shaped tree over the bound and a commit of it.
+struct Junk {
+    anchor: String,
+    side: String,
+}
+
+/// A published reviewed commit and another clone of the server, whose
+/// `refs/notes/probity` merges [`Junk`] (one MiB over what an update may
+/// add): (its directory, the clone, the server's notes, the junk).
+fn notes_merging_junk(s: &Setup) -> (tempfile::TempDir, PathBuf, String, Junk) {
+    let (_tip, d, agent) = published_and_cloned(s);
+    let published = s.server_rev("refs/notes/probity").unwrap();
+    let anchor = anchor_over_the_bound(&agent);
+    let side = git_out(&agent, &["commit-tree", &anchor, "-m", "side"], b"", &[]);
+    notes_merging(&agent, &published, &side);
+    (d, agent, published, Junk { anchor, side })
+}
+
 /// Red team round 7 (finding 04, D-R147): at the hook, what a notes update
 /// brings is measured against the protected history alone. An unprotected
 /// tag at an anchor-shaped commit over the bound, pushed beside the notes
@@ -840,12 +858,7 @@ fn a_ref_update_leaving_only_the_notes_holding_over_the_bound_is_refused() {
 #[test]
 fn a_notes_update_reaching_over_the_bound_past_the_protected_history_is_refused() {
     let s = Setup::new();
-    let (_tip, _d, agent) = published_and_cloned(&s);
-    let published = s.server_rev("refs/notes/probity").unwrap();
-    let git = |args: &[&str], stdin: &[u8]| git_out(&agent, args, stdin, &[]);
-    let anchor = anchor_over_the_bound(&agent);
-    let side = git(&["commit-tree", &anchor, "-m", "side"], b"");
-    notes_merging(&agent, &published, &side);
+    let (_d, agent, published, Junk { side, .. }) = notes_merging_junk(&s);
     let tag = "refs/tags/parking";
     let err = s
         .push_from(
@@ -1133,12 +1146,8 @@ fn a_merge_shaped_notes_update_adding_more_than_the_listing_bound_is_refused() {
 #[test]
 fn a_tag_object_pushed_to_a_protected_branch_holds_nothing_for_the_notes() {
     let s = Setup::new();
-    let (_tip, _d, agent) = published_and_cloned(&s);
-    let published = s.server_rev("refs/notes/probity").unwrap();
+    let (_d, agent, published, Junk { anchor, .. }) = notes_merging_junk(&s);
     let git = |args: &[&str], stdin: &[u8]| git_out(&agent, args, stdin, &[]);
-    let anchor = anchor_over_the_bound(&agent);
-    let side = git(&["commit-tree", &anchor, "-m", "side"], b"");
-    notes_merging(&agent, &published, &side);
     git(&["tag", "-a", "-m", "at a tree", "junk", &anchor], b"");
     let tag = git(&["rev-parse", "refs/tags/junk"], b"");
     let err = s

@@ -183,21 +183,27 @@ fn a_copy_delivered_under_its_own_review_leaves_a_teammates_approval_unspent() {
 #[test]
 fn a_delivery_whose_note_never_reached_the_server_still_spends_its_approval() {
     let (f, _dir, server) = hooked_origin();
-    write_medium_change(&f);
     let inputs = tempfile::tempdir().unwrap();
-    let notes_before = rev(&f, &server, "refs/notes/probity");
-    let delivered = deliver_reviewed(&f, inputs.path());
-    assert_eq!(rev(&f, &server, "main"), Some(delivered.clone()));
-    // What the lost race leaves: the server's notes as they were.
-    let kept = note_of(&f, f.root(), &delivered).unwrap();
+    let (delivered, kept) = delivered_with_its_note_lost(&f, &server, inputs.path());
+    replay_with_the_kept_note_is_refused(&f, &server, inputs.path(), &delivered, kept);
+}
+
+/// A reviewed medium change `probity push`ed to `server`, then what a lost
+/// race leaves (round 6's finding 2): the server's notes put back as they
+/// were, and the agent's adopted (as its next fetch would), the delivery's
+/// note kept aside. Returns (the delivery, its note).
+fn delivered_with_its_note_lost(f: &Fixture, server: &Path, inputs: &Path) -> (String, Vec<u8>) {
+    write_medium_change(f);
+    let notes_before = rev(f, server, "refs/notes/probity");
+    let delivered = deliver_reviewed(f, inputs);
+    assert_eq!(rev(f, server, "main"), Some(delivered.clone()));
+    let kept = note_of(f, f.root(), &delivered).unwrap();
     match &notes_before {
-        Some(old) => f.git_in(&server, &["update-ref", "refs/notes/probity", old]),
-        None => f.git_in(&server, &["update-ref", "-d", "refs/notes/probity"]),
+        Some(old) => f.git_in(server, &["update-ref", "refs/notes/probity", old]),
+        None => f.git_in(server, &["update-ref", "-d", "refs/notes/probity"]),
     }
     .unwrap();
-    assert_eq!(note_of(&f, &server, &delivered), None);
-    // The agent adopts the server's notes, as its next fetch would, and
-    // keeps the delivery's note aside on a commit of its own.
+    assert_eq!(note_of(f, server, &delivered), None);
     f.git(&[
         "fetch",
         "-q",
@@ -206,16 +212,28 @@ fn a_delivery_whose_note_never_reached_the_server_still_spends_its_approval() {
     ])
     .or_else(|_| f.git(&["update-ref", "-d", "refs/notes/probity"]))
     .unwrap();
-    let revert = reviewed_revert(&f, inputs.path());
+    (delivered, kept)
+}
+
+/// The maintainer's reviewed revert lands, then the agent's revert of it
+/// with the delivery's `kept` note: refused `approval_spent` naming
+/// `delivered`; the next step, the change with other bytes, lands.
+fn replay_with_the_kept_note_is_refused(
+    f: &Fixture,
+    server: &Path,
+    inputs: &Path,
+    delivered: &str,
+    kept: Vec<u8>,
+) {
+    let revert = reviewed_revert(f, inputs);
     probity_ok(f.root(), &["push", "origin", "main"]);
-    assert_eq!(rev(&f, &server, "main"), Some(revert));
-    let replay = revert_head(&f, "bring it back");
-    force_note(&f, &replay, &String::from_utf8(kept).unwrap());
-    let err =
-        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert_eq!(rev(f, server, "main"), Some(revert));
+    let replay = revert_head(f, "bring it back");
+    force_note(f, &replay, &String::from_utf8(kept).unwrap());
+    let err = push_no_verify(f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
     assert!(err.contains("approval_spent"), "{err}");
-    assert!(err.contains(&delivered), "{err}");
-    amend_with_other_bytes_and_land(&f, &server, inputs.path());
+    assert!(err.contains(delivered), "{err}");
+    amend_with_other_bytes_and_land(f, server, inputs);
 }
 
 /// D-R146's exemption with round 6's race: the delivery's note never
@@ -229,24 +247,8 @@ fn a_delivery_whose_note_never_reached_the_server_still_spends_its_approval() {
 fn a_forged_lower_tier_note_added_later_does_not_unspend_a_lost_delivery() {
     use probity_core::review::{RiskAssessment, RiskLevel, RiskReason};
     let (f, _dir, server) = hooked_origin();
-    write_medium_change(&f);
     let inputs = tempfile::tempdir().unwrap();
-    let notes_before = rev(&f, &server, "refs/notes/probity");
-    let delivered = deliver_reviewed(&f, inputs.path());
-    let kept = note_of(&f, f.root(), &delivered).unwrap();
-    match &notes_before {
-        Some(old) => f.git_in(&server, &["update-ref", "refs/notes/probity", old]),
-        None => f.git_in(&server, &["update-ref", "-d", "refs/notes/probity"]),
-    }
-    .unwrap();
-    f.git(&[
-        "fetch",
-        "-q",
-        "origin",
-        "+refs/notes/probity:refs/notes/probity",
-    ])
-    .or_else(|_| f.git(&["update-ref", "-d", "refs/notes/probity"]))
-    .unwrap();
+    let (delivered, kept) = delivered_with_its_note_lost(&f, &server, inputs.path());
     // The hand-written approval, on the delivering commit's note, pushed
     // alone (a notes-only push is judged by the notes' own rules).
     let forged = support::forged::low_v1_bundle(&f, &delivered, |_, _| {
@@ -259,16 +261,7 @@ fn a_forged_lower_tier_note_added_later_does_not_unspend_a_lost_delivery() {
     );
     push_no_verify(&f, &["origin", "refs/notes/probity"]).unwrap();
     assert!(note_of(&f, &server, &delivered).is_some());
-    let revert = reviewed_revert(&f, inputs.path());
-    probity_ok(f.root(), &["push", "origin", "main"]);
-    assert_eq!(rev(&f, &server, "main"), Some(revert));
-    let replay = revert_head(&f, "bring it back");
-    force_note(&f, &replay, &String::from_utf8(kept).unwrap());
-    let err =
-        push_no_verify(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
-    assert!(err.contains("approval_spent"), "{err}");
-    assert!(err.contains(&delivered), "{err}");
-    amend_with_other_bytes_and_land(&f, &server, inputs.path());
+    replay_with_the_kept_note_is_refused(&f, &server, inputs.path(), &delivered, kept);
 }
 
 /// `count` commits on `main` in `f`'s clone, each changing `filler.md`,
