@@ -136,14 +136,7 @@ fn a_linked_worktree_a_separate_git_dir_and_a_submodule_are_found_as_git_finds_t
 #[test]
 fn a_sha256_repository_a_detached_head_and_a_packed_history_are_read_as_git_reads_them() {
     let f = Fixture::new().unwrap();
-    let dir = f.root().join("s256");
-    f.git(&[
-        "init",
-        "-q",
-        "--object-format=sha256",
-        dir.to_str().unwrap(),
-    ])
-    .unwrap();
+    let dir = f.sha256_repo("s256").unwrap();
     std::fs::write(dir.join("x"), "x\n").unwrap();
     f.git_in(&dir, &["add", "x"]).unwrap();
     f.git_in(&dir, &["commit", "-q", "-m", "x"]).unwrap();

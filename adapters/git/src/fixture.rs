@@ -84,16 +84,34 @@ impl Fixture {
         self.git_in(self.root(), args)
     }
 
-    /// Runs git in `cwd` with the hermetic environment and the fixture's
-    /// empty home.
-    pub fn git_in(&self, cwd: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
+    /// An empty repository of the SHA-256 object format at `name` under
+    /// the fixture's root (`git init --object-format=sha256`): its path.
+    pub fn sha256_repo(&self, name: &str) -> Result<PathBuf, GitError> {
+        let dir = self.root().join(name);
+        let mut args = vec![
+            std::ffi::OsString::from("init"),
+            "-q".into(),
+            "--object-format=sha256".into(),
+        ];
+        args.push(dir.clone().into_os_string());
+        self.git.run_with(self.root(), &args, &self.env(), None)?;
+        Ok(dir)
+    }
+
+    /// The hermetic environment with the fixture's empty home.
+    fn env(&self) -> Vec<(&'static str, &OsStr)> {
         let home = self.home.path().as_os_str();
-        let env: Vec<(&str, &OsStr)> = FIXED_ENV
+        FIXED_ENV
             .iter()
             .map(|(k, v)| (*k, OsStr::new(*v)))
             .chain([("HOME", home), ("XDG_CONFIG_HOME", home)])
-            .collect();
-        self.git.run_with(cwd, args, &env, None)
+            .collect()
+    }
+
+    /// Runs git in `cwd` with the hermetic environment and the fixture's
+    /// empty home.
+    pub fn git_in(&self, cwd: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
+        self.git.run_with(cwd, args, &self.env(), None)
     }
 
     /// Writes a file (creating directories).

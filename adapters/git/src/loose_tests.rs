@@ -133,14 +133,7 @@ fn many_blobs_are_read_on_several_threads_in_order() {
 #[test]
 fn a_sha256_repositorys_loose_blobs_are_read_as_git_reads_them() {
     let f = Fixture::new().unwrap();
-    let dir = f.root().join("s256");
-    f.git(&[
-        "init",
-        "-q",
-        "--object-format=sha256",
-        dir.to_str().unwrap(),
-    ])
-    .unwrap();
+    let dir = f.sha256_repo("s256").unwrap();
     std::fs::write(dir.join("x"), "x\n").unwrap();
     std::fs::write(dir.join("e"), "").unwrap();
     f.git_in(&dir, &["add", "x", "e"]).unwrap();
