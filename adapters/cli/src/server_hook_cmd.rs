@@ -1,11 +1,12 @@
 //! `probity hooks install --server` and `hooks uninstall --server`: the
-//! managed `pre-receive` hook of a bare repository (the server-side gate),
-//! the binary it records checked for who runs git there.
+//! managed `pre-receive` hook of a bare repository (the server-side gate)
+//! and its `reference-transaction` hook (D-R149), the binary they record
+//! checked for who runs git there.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use probity_core::review::{SERVER_MARKER, pre_receive_script};
+use probity_core::review::{ServerHook, ServerHookOwner};
 use probity_git::Repo;
 
 use crate::GlobalArgs;
@@ -13,10 +14,10 @@ use crate::bundle_cmd::repo_error;
 use crate::hooks_cmd::{HookAction, HooksAnswer};
 use crate::output::{CliError, ErrorKind, Output};
 
-/// `probity hooks install --server`: writes the managed `pre-receive` hook
-/// of a bare repository. A `pre-receive` hook that is not Probity's is
-/// never overwritten (`hook_exists`); re-installing Probity's is
-/// idempotent.
+/// `probity hooks install --server`: writes the managed `pre-receive` and
+/// `reference-transaction` hooks of a bare repository. A hook that is not
+/// Probity's is never overwritten (`hook_exists`, and neither is written);
+/// re-installing Probity's is idempotent.
 pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliError> {
     let cwd = crate::authority_cmd::discovery_dir(global.cwd.clone())?;
     let git = crate::authority_cmd::git_cli();
@@ -40,38 +41,64 @@ pub fn install_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliE
         )
     });
     let exe = recorded;
-    let script = pre_receive_script(&exe.to_string_lossy());
-    let path = hooks_dir.join("pre-receive");
-    let io = hook_io(&path);
-    let action = match std::fs::read(&path) {
-        Ok(current) if current == script.as_bytes() => "unchanged",
-        Ok(current) if !String::from_utf8_lossy(&current).contains(SERVER_MARKER) => {
-            return Err(CliError::new(
-                ErrorKind::Conflict,
-                "hook_exists",
-                format!("{} exists and is not Probity's", path.display()),
-                "merge it by hand: call `probity validate --gate pre-receive` from it with the same stdin, or move it away and install again",
-            ));
+    // Both checked before either is written: a foreign hook leaves the
+    // repository as it was.
+    let mut plans = Vec::new();
+    for hook in ServerHook::ALL {
+        let script = hook.script(&exe.to_string_lossy());
+        let path = hooks_dir.join(hook.name());
+        let io = hook_io(&path);
+        let action = match std::fs::read(&path) {
+            Ok(current) if current == script.as_bytes() => "unchanged",
+            Ok(current) if hook.owner(&current) == ServerHookOwner::Foreign => {
+                return Err(CliError::new(
+                    ErrorKind::Conflict,
+                    "hook_exists",
+                    format!(
+                        "{} exists and is not Probity's; nothing was written",
+                        path.display()
+                    ),
+                    match hook {
+                        ServerHook::PreReceive => {
+                            "merge it by hand: call `probity validate --gate pre-receive` from it with the same stdin, or move it away and install again"
+                        }
+                        ServerHook::ReferenceTransaction => {
+                            "merge it by hand: call `probity validate reference-transaction \"$1\"` from it with the same stdin when $1 is `prepared`, or move it away and install again"
+                        }
+                    },
+                ));
+            }
+            Ok(_) => "updated",
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "installed",
+            Err(e) => return Err(io(e)),
+        };
+        drop(io);
+        plans.push((hook, path, script, action));
+    }
+    for (_, path, script, action) in &plans {
+        if *action != "unchanged" {
+            // Executable from the moment it appears: a hook git finds
+            // without its mode would be skipped, and a push would pass
+            // ungated.
+            crate::hooks_cmd::write_executable(path, script.as_bytes())?;
         }
-        Ok(_) => "updated",
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => "installed",
-        Err(e) => return Err(io(e)),
-    };
-    if action != "unchanged" {
-        // Executable from the moment it appears: a hook git finds without
-        // its mode would be skipped, and a push would pass ungated.
-        crate::hooks_cmd::write_executable(&path, script.as_bytes())?;
     }
     let answer = HooksAnswer {
-        hooks: vec![HookAction {
-            hook: "pre-receive",
-            path: Some(&path),
-            action,
-            message: note.clone(),
-        }],
+        hooks: plans
+            .iter()
+            .map(|(hook, path, _, action)| HookAction {
+                hook: hook.name(),
+                path: Some(path),
+                action,
+                message: note.clone(),
+            })
+            .collect(),
     };
     out.answer(&answer, || {
-        let mut t = format!("pre-receive: {action} ({})\n", path.display());
+        let mut t = String::new();
+        for (hook, path, _, action) in &plans {
+            t.push_str(&format!("{}: {action} ({})\n", hook.name(), path.display()));
+        }
         if let Some(n) = &note {
             t.push_str(&format!("  {n}\n"));
         }
@@ -158,46 +185,59 @@ fn hook_binary(exe: &Path, _repo_dir: &Path) -> Result<PathBuf, CliError> {
     Ok(exe.to_path_buf())
 }
 
-/// `probity hooks uninstall --server`: removes the bare repository's
-/// pre-receive hook only when it is exactly the script `install --server`
-/// wrote; an edited one is kept (`preserved_user_edits`), another's is
+/// `probity hooks uninstall --server`: removes each of the bare
+/// repository's managed hooks only when it is exactly the script `install
+/// --server` wrote; an edited one is kept (`preserved_user_edits`), another's is
 /// never touched (`not_ours`).
 pub fn uninstall_server(global: &GlobalArgs, out: Output) -> Result<ExitCode, CliError> {
-    use probity_core::review::{ServerHookOwner, server_hook_owner};
     let cwd = crate::authority_cmd::discovery_dir(global.cwd.clone())?;
     let git = crate::authority_cmd::git_cli();
     let repo = Repo::discover_allow_bare(git, &cwd).map_err(repo_error)?;
-    let path = repo.hooks_dir().map_err(repo_error)?.join("pre-receive");
-    let io = hook_io(&path);
-    let (action, message) = match std::fs::read(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            ("nothing", "no pre-receive hook: nothing to do".to_string())
-        }
-        Err(e) => return Err(io(e)),
-        Ok(current) => match server_hook_owner(&current) {
-            ServerHookOwner::Probity => {
-                std::fs::remove_file(&path).map_err(io)?;
-                ("removed", "removed the managed pre-receive hook".to_string())
+    let hooks_dir = repo.hooks_dir().map_err(repo_error)?;
+    let mut done = Vec::new();
+    for hook in ServerHook::ALL {
+        let name = hook.name();
+        let path = hooks_dir.join(name);
+        let io = hook_io(&path);
+        let (action, message) = match std::fs::read(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                ("nothing", format!("no {name} hook: nothing to do"))
             }
-            ServerHookOwner::EditedByUser => (
-                "preserved_user_edits",
-                "the hook was edited after install, so it is left as it is: remove it by hand if the gate should go".to_string(),
-            ),
-            ServerHookOwner::Foreign => (
-                "not_ours",
-                "the pre-receive hook is not Probity's: left as it is".to_string(),
-            ),
-        },
-    };
+            Err(e) => return Err(io(e)),
+            Ok(current) => match hook.owner(&current) {
+                ServerHookOwner::Probity => {
+                    std::fs::remove_file(&path).map_err(&io)?;
+                    ("removed", format!("removed the managed {name} hook"))
+                }
+                ServerHookOwner::EditedByUser => (
+                    "preserved_user_edits",
+                    "the hook was edited after install, so it is left as it is: remove it by hand if the gate should go".to_string(),
+                ),
+                ServerHookOwner::Foreign => (
+                    "not_ours",
+                    format!("the {name} hook is not Probity's: left as it is"),
+                ),
+            },
+        };
+        drop(io);
+        done.push((name, path, action, message));
+    }
     let answer = HooksAnswer {
-        hooks: vec![HookAction {
-            hook: "pre-receive",
-            path: Some(&path),
-            action,
-            message: Some(message.clone()),
-        }],
+        hooks: done
+            .iter()
+            .map(|(name, path, action, message)| HookAction {
+                hook: name,
+                path: Some(path),
+                action,
+                message: Some(message.clone()),
+            })
+            .collect(),
     };
-    out.answer(&answer, || format!("pre-receive: {message}\n"));
+    out.answer(&answer, || {
+        done.iter()
+            .map(|(name, _, _, message)| format!("{name}: {message}\n"))
+            .collect()
+    });
     Ok(ExitCode::SUCCESS)
 }
 

@@ -322,7 +322,8 @@ fn two_clones_reviewing_one_commit_merge_their_notes_and_pass_every_gate() {
     );
 
     // The server hook allows the delivery with the merged notes.
-    s.push(&["origin", "main", "refs/notes/probity"]).unwrap();
+    s.push(&["--atomic", "origin", "main", "refs/notes/probity"])
+        .unwrap();
     assert_eq!(s.server_rev("main"), Some(c.clone()));
 
     // CI, from a fresh clone with the notes fetched: both notes forms allow,
@@ -404,7 +405,7 @@ fn a_forged_line_beside_a_genuine_bundle_is_reported_and_alone_is_denied() {
     // Only the forged bundle: denied with its own code, as before.
     s.set_note(&tip, &note_of(&[&forged]));
     let err = s
-        .push(&["origin", "main", "refs/notes/probity"])
+        .push(&["--atomic", "origin", "main", "refs/notes/probity"])
         .unwrap_err();
     assert!(err.contains("bundle_record_invalid"), "{err}");
     assert_ne!(s.server_rev("main"), Some(tip.clone()));
@@ -412,7 +413,8 @@ fn a_forged_line_beside_a_genuine_bundle_is_reported_and_alone_is_denied() {
     // The genuine bundle beside the forged one and a garbage line: the
     // genuine one proves the delivery; the others are reported.
     s.set_note(&tip, &note_of(&[&good, &forged, b"not a bundle at all"]));
-    s.push(&["origin", "main", "refs/notes/probity"]).unwrap();
+    s.push(&["--atomic", "origin", "main", "refs/notes/probity"])
+        .unwrap();
     assert_eq!(s.server_rev("main"), Some(tip.clone()));
     let (_ci_dir, ci) = ci_clone(&s);
     let r = ci_range(&ci, &base);

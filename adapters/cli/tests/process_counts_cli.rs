@@ -70,7 +70,8 @@ fn reviewed_stack(n: usize) -> (Fixture, tempfile::TempDir, PathBuf, tempfile::T
     (f, dir, server, inputs)
 }
 
-/// Pushes the stack and its notes with plain `git push` (no client hook),
+/// Pushes the stack and its notes with plain `git push --atomic` (no
+/// client hook),
 /// every git of the server hook through the wrapper; `strace` (when given)
 /// wraps the push. Returns the hook's git runs.
 fn push_counted(f: &Fixture, tools: &Path, strace: Option<&Path>) -> Vec<String> {
@@ -78,6 +79,7 @@ fn push_counted(f: &Fixture, tools: &Path, strace: Option<&Path>) -> Vec<String>
     let push = [
         "push",
         "--no-verify",
+        "--atomic",
         "origin",
         "HEAD:main",
         "refs/notes/probity:refs/notes/probity",

@@ -189,7 +189,12 @@ fn a_tag_named_head_neither_jams_nor_stands_in_for_the_default_branch() {
     let created = push(
         &f,
         f.root(),
-        &["origin", "HEAD:refs/heads/feature", "refs/notes/probity"],
+        &[
+            "--atomic",
+            "origin",
+            "HEAD:refs/heads/feature",
+            "refs/notes/probity",
+        ],
     );
     assert!(
         created.is_ok(),
@@ -302,7 +307,12 @@ fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_pol
     let err = push(
         &f,
         f.root(),
-        &["origin", "HEAD:refs/heads/feature", "refs/notes/probity"],
+        &[
+            "--atomic",
+            "origin",
+            "HEAD:refs/heads/feature",
+            "refs/notes/probity",
+        ],
     )
     .unwrap_err();
     assert!(err.contains("roles_unmet"), "{err}");
@@ -324,13 +334,23 @@ fn a_new_protected_branch_under_an_unborn_head_is_judged_under_the_protected_pol
     let kept = rev(&f, &server, "refs/heads/main").unwrap();
     push(&f, f.root(), &["origin", ":refs/heads/main"]).unwrap();
     assert_eq!(rev(&f, &server, "refs/heads/main"), None);
-    let err = push(&f, f.root(), &["origin", "main", "refs/notes/probity"]).unwrap_err();
+    let err = push(
+        &f,
+        f.root(),
+        &["--atomic", "origin", "main", "refs/notes/probity"],
+    )
+    .unwrap_err();
     assert!(err.contains("default_branch_unborn"), "{err}");
     assert!(err.contains("git update-ref"), "{err}");
     assert_eq!(rev(&f, &server, "refs/heads/main"), None);
     f.git_in(&server, &["update-ref", "refs/heads/main", &kept])
         .unwrap();
-    let err = push(&f, f.root(), &["origin", "main", "refs/notes/probity"]).unwrap_err();
+    let err = push(
+        &f,
+        f.root(),
+        &["--atomic", "origin", "main", "refs/notes/probity"],
+    )
+    .unwrap_err();
     assert!(err.contains("roles_unmet"), "{err}");
     assert_eq!(rev(&f, &server, "refs/heads/main"), Some(kept));
 }
@@ -524,7 +544,12 @@ fn an_agent_that_makes_the_default_branch_does_not_choose_its_policy() {
     let (lineage, c) = self_reviewed_medium(&f);
     for target in ["refs/heads/feature", "refs/heads/main"] {
         let spec = format!("HEAD:{target}");
-        let err = push(&f, f.root(), &["origin", &spec, "refs/notes/probity"]).unwrap_err();
+        let err = push(
+            &f,
+            f.root(),
+            &["--atomic", "origin", &spec, "refs/notes/probity"],
+        )
+        .unwrap_err();
         assert!(err.contains("roles_unmet"), "{target}: {err}");
     }
     assert_eq!(rev(&f, &server, "refs/heads/feature"), None);
@@ -534,7 +559,12 @@ fn an_agent_that_makes_the_default_branch_does_not_choose_its_policy() {
     push(
         &f,
         f.root(),
-        &["origin", "HEAD:refs/heads/feature", "refs/notes/probity"],
+        &[
+            "--atomic",
+            "origin",
+            "HEAD:refs/heads/feature",
+            "refs/notes/probity",
+        ],
     )
     .unwrap();
     assert_eq!(rev(&f, &server, "refs/heads/feature"), Some(c));
@@ -557,7 +587,12 @@ fn a_push_through_a_symbolic_ref_is_judged_as_the_ref_it_names() {
     let (lineage, c) = self_reviewed_medium(&f);
     for alias in ["refs/tags/latest", "refs/stable/main"] {
         let spec = format!("+HEAD:{alias}");
-        let err = push(&f, f.root(), &["origin", &spec, "refs/notes/probity"]).unwrap_err();
+        let err = push(
+            &f,
+            f.root(),
+            &["--atomic", "origin", &spec, "refs/notes/probity"],
+        )
+        .unwrap_err();
         assert!(err.contains("roles_unmet"), "{alias}: {err}");
         assert_eq!(rev(&f, &server, "refs/heads/main"), before, "{alias}");
     }
@@ -593,7 +628,12 @@ fn a_push_through_a_symbolic_ref_is_judged_as_the_ref_it_names() {
     push(
         &f,
         f.root(),
-        &["origin", "+HEAD:refs/tags/latest", "refs/notes/probity"],
+        &[
+            "--atomic",
+            "origin",
+            "+HEAD:refs/tags/latest",
+            "refs/notes/probity",
+        ],
     )
     .unwrap();
     assert_eq!(rev(&f, &server, "refs/heads/main"), Some(c));

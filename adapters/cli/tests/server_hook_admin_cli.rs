@@ -159,9 +159,12 @@ fn the_server_gate_reads_the_repository_with_gits_configuration_from_the_environ
     let tip = s.rev("HEAD");
     probity_ok(s.f.root(), &["publish"]);
     s.give_to_nobody();
-    let err = s.push(&[], &["main", "refs/notes/probity"]).unwrap_err();
+    let err = s
+        .push(&[], &["--atomic", "main", "refs/notes/probity"])
+        .unwrap_err();
     assert!(err.contains("dubious ownership"), "{err}");
-    s.push(&SAFE_ENV, &["main", "refs/notes/probity"]).unwrap();
+    s.push(&SAFE_ENV, &["--atomic", "main", "refs/notes/probity"])
+        .unwrap();
     assert_eq!(s.server_rev("main"), Some(tip));
 }
 
@@ -217,7 +220,9 @@ fn an_unreadable_allowed_signers_file_is_the_administrators_not_the_pushers() {
     s.f.commit_all("reviewed").unwrap();
     probity_ok(s.f.root(), &["publish"]);
     let before = s.server_rev("main");
-    let err = s.push(&[], &["main", "refs/notes/probity"]).unwrap_err();
+    let err = s
+        .push(&[], &["--atomic", "main", "refs/notes/probity"])
+        .unwrap_err();
     assert!(err.contains("server_misconfigured"), "{err}");
     assert!(err.contains("ask its administrator"), "{err}");
     assert!(
@@ -242,7 +247,9 @@ fn bad_signature_settings_are_the_servers_fault_too() {
     s.approve();
     s.f.commit_all("reviewed").unwrap();
     probity_ok(s.f.root(), &["publish"]);
-    let err = s.push(&[], &["main", "refs/notes/probity"]).unwrap_err();
+    let err = s
+        .push(&[], &["--atomic", "main", "refs/notes/probity"])
+        .unwrap_err();
     assert!(err.contains("server_misconfigured"), "{err}");
     // The detail (git's complaint about the value) stays on the server.
     assert!(!err.to_lowercase().contains("requiresignature"), "{err}");

@@ -110,6 +110,52 @@ fn the_server_hook_install_is_idempotent_and_never_overwrites_a_foreign_hook() {
     );
 }
 
+/// D-R149: `hooks install --server` writes the `reference-transaction`
+/// hook beside `pre-receive`; a foreign one of either is `hook_exists`
+/// with neither written, and `uninstall --server` removes both.
+#[test]
+fn the_server_install_writes_both_hooks_or_neither() {
+    let s = Setup::new();
+    let hooks = s.server.join("hooks");
+    let txn = hooks.join("reference-transaction");
+    let installed = std::fs::read_to_string(&txn).unwrap();
+    assert!(
+        installed.contains("[ \"$1\" = prepared ] || exit 0")
+            && installed.contains("validate reference-transaction \"$1\""),
+        "{installed}"
+    );
+    let again = probity_ok(&s.server, &["hooks", "install", "--server"]);
+    let names: Vec<&str> = again.json["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["hook"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["pre-receive", "reference-transaction"]);
+    assert_eq!(again.json["hooks"][1]["action"], "unchanged");
+    // A foreign reference-transaction hook: nothing written, pre-receive
+    // included.
+    let r = probity_ok(&s.server, &["hooks", "uninstall", "--server"]);
+    assert_eq!(r.json["hooks"][1]["action"], "removed", "{}", r.stdout);
+    assert!(!hooks.join("pre-receive").exists() && !txn.exists());
+    std::fs::write(&txn, "#!/bin/sh\nexit 0\n").unwrap();
+    let r = probity(&s.server, &["hooks", "install", "--server"]);
+    assert_eq!(r.code, 4, "{}", r.stdout);
+    assert_eq!(r.json["error"]["code"], "hook_exists");
+    assert!(!hooks.join("pre-receive").exists());
+    assert_eq!(
+        std::fs::read_to_string(&txn).unwrap(),
+        "#!/bin/sh\nexit 0\n"
+    );
+    let r = probity_ok(&s.server, &["hooks", "uninstall", "--server"]);
+    assert_eq!(r.json["hooks"][1]["action"], "not_ours");
+    std::fs::remove_file(&txn).unwrap();
+    let r = probity_ok(&s.server, &["hooks", "install", "--server"]);
+    assert_eq!(r.json["hooks"][0]["action"], "installed");
+    assert_eq!(r.json["hooks"][1]["action"], "installed");
+    assert_eq!(std::fs::read_to_string(&txn).unwrap(), installed);
+}
+
 /// `hooks uninstall --server` (R8.10): removes only Probity's own, unedited
 /// pre-receive hook; an edited one and another's are kept byte for byte.
 #[test]
@@ -184,7 +230,7 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
     let tip = s.rev("HEAD");
     probity_ok(s.f.root(), &["publish"]);
     let err = s
-        .push(&["origin", "main", "refs/notes/probity"])
+        .push(&["--atomic", "origin", "main", "refs/notes/probity"])
         .unwrap_err();
     assert!(err.contains("signature_missing"), "{err}");
     assert!(
@@ -207,7 +253,7 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
     };
     sign(&mallory);
     let err = s
-        .push(&["origin", "main", "refs/notes/probity"])
+        .push(&["--atomic", "origin", "main", "refs/notes/probity"])
         .unwrap_err();
     assert!(err.contains("signer_not_allowed"), "{err}");
     // The pusher is not shown the server's allowed-signers path.
@@ -225,7 +271,8 @@ fn a_server_that_requires_signatures_allows_only_a_listed_signer() {
             .count(),
         3
     );
-    s.push(&["origin", "main", "refs/notes/probity"]).unwrap();
+    s.push(&["--atomic", "origin", "main", "refs/notes/probity"])
+        .unwrap();
     assert_eq!(s.server_rev("main"), Some(tip));
 }
 

@@ -208,6 +208,12 @@ pub use server::{
     notes_listing_base, parse_receive_updates, pre_receive_script, protected_update_policy_bases,
     server_hook_owner, split_notes_updates,
 };
+pub use server::{
+    JUDGED_NOTES_HEADER, JudgedNotes, JudgedNotesError, MAX_JUDGED_NOTES_BYTES,
+    MAX_TRANSACTION_BYTES, NOTES_NOT_IN_PLACE_NEXT, NotesNotInPlace, REFERENCE_TRANSACTION_MARKER,
+    ServerHook, TransactionInputError, TransactionLine, check_transaction, parse_transaction,
+    reference_transaction_script,
+};
 pub use snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, DiffAnchor, FileMode, FrozenCandidate,
     LineCount, LiveTarget, MAX_REVIEWED_FILE_BYTES, PATHS_DOMAIN, SnapshotError, TARGET_DOMAIN,

@@ -674,20 +674,77 @@ pub enum ServerHookOwner {
 
 /// Judges a pre-receive hook's bytes.
 pub fn server_hook_owner(current: &[u8]) -> ServerHookOwner {
-    let Ok(text) = std::str::from_utf8(current) else {
-        return ServerHookOwner::Foreign;
-    };
-    if !text.lines().any(|l| l == SERVER_MARKER) {
-        return ServerHookOwner::Foreign;
+    ServerHook::PreReceive.owner(current)
+}
+
+/// The first line after the shebang of the managed `reference-transaction`
+/// hook (D-R149).
+pub const REFERENCE_TRANSACTION_MARKER: &str =
+    "# probity-managed-server-hook v1: reference-transaction";
+
+/// A hook `hooks install --server` manages in a bare repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerHook {
+    /// The gate: judges every push (`validate --gate pre-receive`).
+    PreReceive,
+    /// Holds each of an allowed push's ref transactions to the notes it
+    /// was judged with (`validate reference-transaction`, D-R149).
+    ReferenceTransaction,
+}
+
+impl ServerHook {
+    /// Both, in the order they are installed.
+    pub const ALL: [ServerHook; 2] = [ServerHook::PreReceive, ServerHook::ReferenceTransaction];
+
+    /// The hook's file name in the hooks directory.
+    pub fn name(self) -> &'static str {
+        match self {
+            ServerHook::PreReceive => "pre-receive",
+            ServerHook::ReferenceTransaction => "reference-transaction",
+        }
     }
-    let installed = text
-        .lines()
-        .find_map(|l| l.strip_prefix("exec "))
-        .and_then(|l| l.strip_suffix(" validate --gate pre-receive"))
-        .and_then(sh_unquote);
-    match installed {
-        Some(path) if pre_receive_script(&path) == text => ServerHookOwner::Probity,
-        _ => ServerHookOwner::EditedByUser,
+
+    /// The line that marks the script as Probity's.
+    pub fn marker(self) -> &'static str {
+        match self {
+            ServerHook::PreReceive => SERVER_MARKER,
+            ServerHook::ReferenceTransaction => REFERENCE_TRANSACTION_MARKER,
+        }
+    }
+
+    /// The script, running `probity`.
+    pub fn script(self, probity: &str) -> String {
+        match self {
+            ServerHook::PreReceive => pre_receive_script(probity),
+            ServerHook::ReferenceTransaction => reference_transaction_script(probity),
+        }
+    }
+
+    /// The command its `exec` line runs after the binary.
+    fn command(self) -> &'static str {
+        match self {
+            ServerHook::PreReceive => " validate --gate pre-receive",
+            ServerHook::ReferenceTransaction => " validate reference-transaction \"$1\"",
+        }
+    }
+
+    /// Whose the hook with these bytes is.
+    pub fn owner(self, current: &[u8]) -> ServerHookOwner {
+        let Ok(text) = std::str::from_utf8(current) else {
+            return ServerHookOwner::Foreign;
+        };
+        if !text.lines().any(|l| l == self.marker()) {
+            return ServerHookOwner::Foreign;
+        }
+        let installed = text
+            .lines()
+            .find_map(|l| l.strip_prefix("exec "))
+            .and_then(|l| l.strip_suffix(self.command()))
+            .and_then(sh_unquote);
+        match installed {
+            Some(path) if self.script(&path) == text => ServerHookOwner::Probity,
+            _ => ServerHookOwner::EditedByUser,
+        }
     }
 }
 
@@ -704,8 +761,22 @@ fn sh_unquote(q: &str) -> Option<String> {
 /// only execs it.
 pub fn pre_receive_script(probity: &str) -> String {
     format!(
-        "#!/bin/sh\n{SERVER_MARKER}\n# Installed by `probity hooks install --server`: every commit a push makes\n# reachable from a protected ref must be a reviewed delivery whose bundle is\n# in refs/notes/probity (pushed with it); the notes ref is append-only.\nexec {} validate --gate pre-receive\n",
-        sh_quote(probity)
+        "#!/bin/sh\n{SERVER_MARKER}\n# Installed by `probity hooks install --server`: every commit a push makes\n# reachable from a protected ref must be a reviewed delivery whose bundle is\n# in refs/notes/probity (pushed with it); the notes ref is append-only.\nexec {}{}\n",
+        sh_quote(probity),
+        ServerHook::PreReceive.command()
+    )
+}
+
+/// The `reference-transaction` hook of a bare repository (git 2.28 and
+/// later): git runs it at each state of every ref transaction, the updates
+/// on stdin; only `prepared` can refuse, so only it runs Probity, which
+/// refuses an update its push was allowed with notes that are not in place
+/// (D-R149).
+pub fn reference_transaction_script(probity: &str) -> String {
+    format!(
+        "#!/bin/sh\n{REFERENCE_TRANSACTION_MARKER}\n# Installed by `probity hooks install --server`: a protected ref a push was\n# allowed with the notes it brings lands only with those notes in place.\n[ \"$1\" = prepared ] || exit 0\nexec {}{}\n",
+        sh_quote(probity),
+        ServerHook::ReferenceTransaction.command()
     )
 }
 
@@ -789,6 +860,8 @@ pub fn may_run(path: &[PathEntry], runner: &HookRunner) -> bool {
 
 mod replay;
 pub use replay::*;
+mod transaction;
+pub use transaction::*;
 
 #[cfg(test)]
 #[path = "server_tests.rs"]

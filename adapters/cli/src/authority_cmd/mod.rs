@@ -765,6 +765,7 @@ mod policy_gate;
 mod pre_receive;
 pub mod push_verdict;
 mod receive_refs;
+pub mod ref_transaction;
 mod show;
 mod start;
 mod status;

@@ -370,7 +370,7 @@ pub struct ServerFaults {
 }
 
 impl ServerFaults {
-    fn new(hook: bool, dir: std::path::PathBuf) -> Self {
+    pub(super) fn new(hook: bool, dir: std::path::PathBuf) -> Self {
         Self {
             hook,
             dir: std::cell::RefCell::new(dir),
@@ -387,7 +387,7 @@ impl ServerFaults {
 
     /// `e` as the caller sees it: unchanged by hand, the pusher's
     /// `server_misconfigured` in a hook (the detail logged).
-    fn error(&self, e: CliError) -> CliError {
+    pub(super) fn error(&self, e: CliError) -> CliError {
         if !self.hook {
             return e;
         }
@@ -654,6 +654,8 @@ pub(super) fn pre_receive(
     let repo = open_repo(global, true, Some(&faults))?;
     faults.found(&repo);
     let mut given = Vec::new();
+    // The hook form's protected-ref globs, for what it records (D-R149).
+    let mut hook_globs = None;
     let (updates, scope) = match (&args.range, &args.refname) {
         (Some(spec), Some(refname)) => {
             if !refname.starts_with("refs/") {
@@ -726,6 +728,7 @@ pub(super) fn pre_receive(
                 u.refname = judged_name(&repo, &u.refname, &globs)?;
             }
             let remote = repo.git_dir().to_string_lossy().into_owned();
+            hook_globs = Some(globs);
             (updates, ReceiveScope::Hook { remote })
         }
     };
@@ -760,9 +763,72 @@ pub(super) fn pre_receive(
     match answer {
         PreReceive::Denied(d) => denial_answer(out, "pre-receive", &d, judged),
         PreReceive::Judged(d, refused) => {
-            decision_answer(out, "pre-receive", &d, &refused, form, notes_pushed, judged)
+            let held = match &hook_globs {
+                Some(globs) if d.allows() => hold_to_notes(&repo, &faults, &updates, globs)?,
+                _ => None,
+            };
+            let code =
+                decision_answer(out, "pre-receive", &d, &refused, form, notes_pushed, judged)?;
+            if let Some(line) = held
+                && !out.json
+            {
+                eprintln!("  {line}");
+            }
+            Ok(code)
         }
     }
+}
+
+/// D-R149: an allowed push that brings its notes beside a protected update
+/// records them for its own ref transactions, where the managed
+/// `reference-transaction` hook holds each judged update to them (git
+/// applies each ref of a push without `--atomic` on its own). Returns the
+/// line the pusher is told (`None` when nothing is held). A record that
+/// cannot be written refuses the push (the server's fault); with no
+/// `receive-pack` found (no `/proc`) or the hook not installed, the
+/// administrator is told in [`SERVER_LOG`] and the push is judged as before.
+fn hold_to_notes(
+    repo: &Repo,
+    faults: &ServerFaults,
+    updates: &[ReceiveUpdate],
+    globs: &[String],
+) -> Result<Option<String>, CliError> {
+    use super::ref_transaction::{receiving_push, record_judged};
+    use probity_core::review::{JudgedNotes, ServerHook, ServerHookOwner};
+    let Some(judged) = JudgedNotes::of_push(updates, globs) else {
+        return Ok(None);
+    };
+    // Where `hooks install --server` puts it; a `core.hooksPath` elsewhere
+    // is asked of git only when it is not there.
+    let hook = ServerHook::ReferenceTransaction;
+    let ours = |d: &std::path::Path| {
+        std::fs::read(d.join(hook.name())).is_ok_and(|b| hook.owner(&b) != ServerHookOwner::Foreign)
+    };
+    let installed = ours(&repo.git_dir().join("hooks")) || repo.hooks_dir().is_ok_and(|d| ours(&d));
+    if !installed {
+        faults.log("the reference-transaction hook is not installed: a push without --atomic whose notes update fails after this gate allowed it lands its protected refs without their notes; run `probity hooks install --server`");
+    }
+    let Some(key) = receiving_push() else {
+        faults.log("no receive-pack process found above the hook (no /proc?): this push's protected refs are not held to the notes it brings");
+        return Ok(None);
+    };
+    record_judged(repo.git_dir(), &key, &judged).map_err(|e| {
+        faults.error(CliError::new(
+            ErrorKind::Io,
+            "hook_io",
+            format!(
+                "{}: {e}",
+                repo.git_dir()
+                    .join(super::ref_transaction::JUDGED_DIR)
+                    .display()
+            ),
+            "let the user git runs as write the repository's git directory",
+        ))
+    })?;
+    Ok(Some(format!(
+        "note: lands only with {NOTES_REF} at {} in place: a push without --atomic stops at its first protected ref (push with `probity push`, or `git push --atomic`)",
+        judged.notes()
+    )))
 }
 
 /// `validate pre-pr --authority notes`: the proposal judged by the

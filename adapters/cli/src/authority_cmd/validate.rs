@@ -115,6 +115,11 @@ pub enum GateCommand {
     /// The server-side gate: a pre-receive hook's stdin, or one ref's
     /// update in CI.
     PreReceive(PreReceiveArgs),
+    /// A bare repository's `reference-transaction` hook (`hooks install
+    /// --server` writes it): each ref transaction of a push the
+    /// pre-receive gate allowed with the notes it brings lands only with
+    /// those notes in place, or set in the same transaction (`--atomic`).
+    ReferenceTransaction(super::ref_transaction::RefTransactionArgs),
 }
 
 /// `validate pre-commit`'s flags.
@@ -512,6 +517,9 @@ pub fn validate(
         GateCommand::PrePr(a) => validate_pre_pr(global, out, &a),
         GateCommand::Release(a) => validate_release(global, out, &a),
         GateCommand::PreReceive(a) => pre_receive::pre_receive(global, out, &a),
+        GateCommand::ReferenceTransaction(a) => {
+            super::ref_transaction::reference_transaction(global, out, &a)
+        }
     }
 }
 

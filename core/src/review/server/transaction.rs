@@ -1,0 +1,223 @@
+//! A push's ref transactions held to its judgment (D-R149).
+//!
+//! `pre-receive` judges a push whole, then git applies it: in one
+//! transaction with `--atomic`, else each ref in a transaction of its own
+//! (git 2.47), so a protected branch allowed with the notes the push brings
+//! could land while those notes did not (their update lost a race to
+//! another pusher, red team round 6 finding 2). An allowing `pre-receive`
+//! records what it relied on ([`JudgedNotes`]); at each of the push's
+//! transactions the `reference-transaction` hook asks
+//! [`check_transaction`]: a judged update may land only with those notes in
+//! place, or set in the same transaction.
+
+use std::collections::BTreeSet;
+
+use super::{MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, is_protected};
+use crate::review::ids::CommitId;
+
+/// The first line of a [`JudgedNotes`] record.
+pub const JUDGED_NOTES_HEADER: &str = "probity-judged-notes v1";
+
+/// The most bytes of a [`JudgedNotes`] record read (what the largest
+/// pre-receive input could record, with room for the header).
+pub const MAX_JUDGED_NOTES_BYTES: usize = MAX_RECEIVE_BYTES + 1024;
+
+/// The most bytes of a `reference-transaction` hook's stdin read while a
+/// judged push is applied (its lines are the push's own updates).
+pub const MAX_TRANSACTION_BYTES: usize = MAX_RECEIVE_BYTES;
+
+/// The next step of [`NotesNotInPlace`].
+pub const NOTES_NOT_IN_PLACE_NEXT: &str = "push the branch and refs/notes/probity in one atomic push: `probity push <remote> <branch>` (it merges the remote's notes first), or merge the remote's notes and `git push --atomic <remote> <branch> refs/notes/probity`";
+
+/// What an allowing `pre-receive` records for its push's ref transactions:
+/// the notes commit the push brings, and each protected update it judged
+/// with them, by old and new value (the names a transaction shows may be
+/// a symbolic ref's target).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JudgedNotes {
+    notes: CommitId,
+    updates: BTreeSet<(Option<CommitId>, CommitId)>,
+}
+
+/// A [`JudgedNotes`] record that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "the judged-notes record is not `{JUDGED_NOTES_HEADER}` with a notes commit and its updates ({0})"
+)]
+pub struct JudgedNotesError(&'static str);
+
+impl JudgedNotes {
+    /// What a push allowed with these `updates` (protected by `globs`, each
+    /// named as the judgment named it) relied on: `None` when it brings no
+    /// notes commit, or updates no protected ref to an object.
+    pub fn of_push(updates: &[ReceiveUpdate], globs: &[String]) -> Option<Self> {
+        let notes = updates
+            .iter()
+            .find(|u| u.refname == NOTES_REF)?
+            .new
+            .clone()?;
+        let judged: BTreeSet<_> = updates
+            .iter()
+            .filter(|u| u.refname != NOTES_REF && is_protected(globs, &u.refname))
+            .filter_map(|u| Some((u.old.clone(), u.new.clone()?)))
+            .collect();
+        (!judged.is_empty()).then_some(Self {
+            notes,
+            updates: judged,
+        })
+    }
+
+    /// The notes commit the judged updates need in place.
+    pub fn notes(&self) -> &CommitId {
+        &self.notes
+    }
+
+    /// The record's bytes: the header, `notes <id>`, then one
+    /// `<old> <new>` line per judged update (old zeros for a creation).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let zeros = "0".repeat(self.notes.as_str().len());
+        let mut out = format!("{JUDGED_NOTES_HEADER}\nnotes {}\n", self.notes.as_str());
+        for (old, new) in &self.updates {
+            let old = old.as_ref().map_or(zeros.as_str(), CommitId::as_str);
+            out.push_str(&format!("{old} {}\n", new.as_str()));
+        }
+        out.into_bytes()
+    }
+
+    /// Reads a record [`Self::to_bytes`] wrote.
+    pub fn parse(bytes: &[u8]) -> Result<Self, JudgedNotesError> {
+        if bytes.len() > MAX_JUDGED_NOTES_BYTES {
+            return Err(JudgedNotesError("over its bound"));
+        }
+        let text = std::str::from_utf8(bytes).map_err(|_| JudgedNotesError("not UTF-8"))?;
+        let mut lines = text.lines();
+        if lines.next() != Some(JUDGED_NOTES_HEADER) {
+            return Err(JudgedNotesError("no header"));
+        }
+        let notes = lines
+            .next()
+            .and_then(|l| l.strip_prefix("notes "))
+            .and_then(|id| CommitId::parse(id).ok())
+            .ok_or(JudgedNotesError("no notes commit"))?;
+        let mut updates = BTreeSet::new();
+        for line in lines {
+            let (old, new) = line
+                .split_once(' ')
+                .ok_or(JudgedNotesError("an update is not `<old> <new>`"))?;
+            match (oid(old), oid(new)) {
+                (Ok(old), Ok(Some(new))) => updates.insert((old, new)),
+                _ => return Err(JudgedNotesError("an update's value is not an object id")),
+            };
+        }
+        if updates.is_empty() {
+            return Err(JudgedNotesError("no update"));
+        }
+        Ok(Self { notes, updates })
+    }
+
+    fn covers(&self, line: &TransactionLine<'_>) -> bool {
+        match (oid(line.old), oid(line.new)) {
+            (Ok(old), Ok(Some(new))) => self.updates.contains(&(old, new)),
+            _ => false,
+        }
+    }
+}
+
+/// An object id as a hook line writes it: zeros are `None`.
+fn oid(value: &str) -> Result<Option<CommitId>, ()> {
+    crate::review::gate::hook_oid(value)
+}
+
+/// One line of a `reference-transaction` hook's stdin, `<old> <new>
+/// <ref>`, its values as git wrote them (an object id, zeros, or a newer
+/// git's `ref:<target>` for a symbolic ref).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransactionLine<'a> {
+    /// The value the transaction expects the ref to have.
+    pub old: &'a str,
+    /// The value it sets.
+    pub new: &'a str,
+    /// The ref.
+    pub refname: &'a str,
+}
+
+/// A `reference-transaction` input line that is not three fields.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line} of the reference-transaction input is not `<old> <new> <ref>`")]
+pub struct TransactionInputError {
+    /// The line's 1-based number.
+    pub line: usize,
+}
+
+/// Parses a `reference-transaction` hook's stdin (blank lines ignored).
+pub fn parse_transaction(input: &str) -> Result<Vec<TransactionLine<'_>>, TransactionInputError> {
+    crate::review::gate::hook_lines(input)
+        .map(|(line, raw)| {
+            let mut fields = raw.split(' ');
+            match (fields.next(), fields.next(), fields.next(), fields.next()) {
+                (Some(old), Some(new), Some(refname), None) => {
+                    Ok(TransactionLine { old, new, refname })
+                }
+                _ => Err(TransactionInputError { line }),
+            }
+        })
+        .collect()
+}
+
+/// A judged update refused at its own transaction: the notes it was
+/// allowed with are neither in place nor set beside it
+/// (`notes_not_in_place`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{refname} was allowed with the notes this push brings ({NOTES_REF} at {notes}), which are not in place ({NOTES_REF} {}): git applies each ref of a push without --atomic on its own, and this push's notes had not landed before it (they come later in the push, or another push moved the notes first)",
+    found.as_ref().map_or_else(|| "does not exist".to_string(), |c| format!("is at {c}"))
+)]
+pub struct NotesNotInPlace {
+    /// The judged ref the transaction updates.
+    pub refname: String,
+    /// The notes commit it was judged with.
+    pub notes: CommitId,
+    /// Where the notes ref is, or will be once this transaction commits.
+    pub found: Option<CommitId>,
+}
+
+/// Whether a transaction (its `lines`) of a push judged with `judged` may
+/// commit: yes when it updates nothing judged, or when the notes ref, as
+/// this transaction leaves it, is at the judged notes commit or descends
+/// from it (another push's notes, a fast-forward, came after). `current`
+/// reads the notes ref (asked only when the transaction does not set it);
+/// `descends(a, b)` tells whether `b` descends from `a` (asked only when
+/// they differ). An observation's error is the caller's.
+pub fn check_transaction<E>(
+    judged: &JudgedNotes,
+    lines: &[TransactionLine<'_>],
+    current: impl FnOnce() -> Result<Option<CommitId>, E>,
+    descends: impl FnOnce(&CommitId, &CommitId) -> Result<bool, E>,
+) -> Result<Result<(), NotesNotInPlace>, E> {
+    let Some(first) = lines.iter().find(|l| judged.covers(l)) else {
+        return Ok(Ok(()));
+    };
+    // A value no object id (a symbolic ref's) leaves no notes commit.
+    let after = match lines.iter().rev().find(|l| l.refname == NOTES_REF) {
+        Some(l) => oid(l.new).ok().flatten(),
+        None => current()?,
+    };
+    let in_place = match &after {
+        Some(a) if *a == judged.notes => true,
+        Some(a) => descends(&judged.notes, a)?,
+        None => false,
+    };
+    Ok(if in_place {
+        Ok(())
+    } else {
+        Err(NotesNotInPlace {
+            refname: first.refname.to_string(),
+            notes: judged.notes.clone(),
+            found: after,
+        })
+    })
+}
+
+#[cfg(test)]
+#[path = "transaction_tests.rs"]
+mod tests;
