@@ -246,3 +246,26 @@ fn the_transaction_hook_outside_a_push_passes_and_writes_nothing() {
     assert_eq!(r.code, 2, "{}", r.stdout);
     assert_eq!(r.json["error"]["code"], "usage");
 }
+
+/// A ref that would block the notes ref (git refuses a ref where another's
+/// name continues below it): in a push git applies update by update, the
+/// notes creation would fail beside it while a protected ref landed. The
+/// hook refuses creating one, `notes_ref_blocked`, nothing moves; the
+/// notes are then created as usual.
+#[test]
+fn a_ref_that_would_block_the_notes_ref_is_refused() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let listing = |f: &Fixture| f.git_in(&server, &["for-each-ref"]).unwrap();
+    let before = listing(&f);
+    for blocker in ["HEAD:refs/notes/probity/x", "HEAD:refs/notes"] {
+        let err = push(&f, &["origin", blocker]).unwrap_err();
+        assert!(err.contains("notes_ref_blocked"), "{blocker}: {err}");
+        assert!(err.contains("under another name"), "{err}");
+        assert_eq!(listing(&f), before, "{blocker}");
+    }
+    write_medium_change(&f);
+    let delivered = reviewed_and_published(&f, inputs.path());
+    push(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap();
+    assert_eq!(rev(&f, &server, "main"), Some(delivered));
+}

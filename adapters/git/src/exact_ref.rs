@@ -163,7 +163,128 @@ pub(crate) fn possible_ref(name: &str) -> bool {
             .all(|c| !c.is_empty() && !c.starts_with('.') && !c.ends_with(".lock"))
 }
 
+/// The object id the ref `name` (a full name) holds in the repository
+/// whose common directory is `common`, read from its files alone, as
+/// [`Repo::exact_ref`] reads them first: `Some(None)` when it does not
+/// exist (or could not), `None` when git must be asked (a reftable
+/// repository, a symbolic ref, a per-worktree ref, a file this reader does
+/// not understand). For a hook that knows its git directory before any git
+/// runs.
+pub fn read_ref_files(common: &Path, name: &str) -> Option<Option<String>> {
+    if !possible_ref(name) {
+        return Some(None);
+    }
+    if per_worktree(name)
+        || common.join("reftable").is_dir()
+        || refuse_special(&common.join(name)).is_err()
+        || refuse_special(&common.join("packed-refs")).is_err()
+    {
+        return None;
+    }
+    match loose(common, name) {
+        Loose::Oid(id) => Some(Some(id)),
+        Loose::Absent => packed(common, name).ok().flatten(),
+        Loose::AskGit => None,
+    }
+}
+
+/// The most entries [`ref_blocked_files`] walks under a name before it
+/// leaves the question to git.
+const BLOCKED_WALK: usize = 4096;
+
+/// [`Repo::ref_blocked`] from the repository's files alone (loose refs and
+/// `packed-refs`, as git's files backend keeps them): `None` when git must
+/// be asked (a reftable repository, a file or a directory tree this reader
+/// does not read whole).
+pub fn ref_blocked_files(common: &Path, name: &str) -> Option<bool> {
+    if !possible_ref(name) || common.join("reftable").is_dir() {
+        return None;
+    }
+    let below = |a: &str, b: &str| a.strip_prefix(b).is_some_and(|r| r.starts_with('/'));
+    // A loose ref named as a directory above the name.
+    let parts: Vec<&str> = name.split('/').collect();
+    for i in 2..parts.len() {
+        match std::fs::symlink_metadata(common.join(parts[..i].join("/"))) {
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => return Some(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => break,
+            Err(_) => return None,
+        }
+    }
+    // A loose ref beneath it: any file in the directory tree at its name
+    // (git removes the empty directories a deleted ref leaves, and steps
+    // over those it finds).
+    let mut stack = vec![common.join(name)];
+    let mut seen = 0;
+    while let Some(dir) = stack.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+                ) =>
+            {
+                continue;
+            }
+            Err(_) => return None,
+        };
+        for e in entries {
+            seen += 1;
+            if seen > BLOCKED_WALK {
+                return None;
+            }
+            let e = e.ok()?;
+            if e.file_type().ok()?.is_dir() {
+                stack.push(e.path());
+            } else {
+                return Some(true);
+            }
+        }
+    }
+    // A packed one.
+    let path = common.join("packed-refs");
+    match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return None,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(false),
+        Err(_) => return None,
+    }
+    let file = std::fs::File::open(path).ok()?;
+    for line in BufReader::new(file).split(b'\n') {
+        let line = line.ok()?;
+        let Some(refname) = line.splitn(2, |b| *b == b' ').nth(1) else {
+            continue;
+        };
+        let refname = String::from_utf8_lossy(refname);
+        if below(name, &refname) || below(&refname, name) {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
 impl Repo {
+    /// Whether a ref exists that git's rule against a ref beneath another
+    /// sets against creating `name`: one named as a directory above it
+    /// (`refs/notes` for `refs/notes/probity`), or one beneath it. One
+    /// `git for-each-ref`, whose patterns match a name whole or up to a
+    /// slash.
+    pub fn ref_blocked(&self, name: &str) -> Result<bool, GitError> {
+        let parts: Vec<&str> = name.split('/').collect();
+        let mut args = vec![
+            "for-each-ref".to_string(),
+            "--format=%(refname)".to_string(),
+        ];
+        args.extend((2..parts.len()).map(|i| parts[..i].join("/")));
+        args.push(format!("{name}/"));
+        let out = self.run(&args)?;
+        let below = |a: &str, b: &str| a.strip_prefix(b).is_some_and(|r| r.starts_with('/'));
+        Ok(String::from_utf8_lossy(&out)
+            .lines()
+            .any(|n| below(name, n) || below(n, name)))
+    }
+
     /// The object id the ref `name` (a full name, `refs/...`) holds: that
     /// ref and no other, whatever git's lookup rules would try after it.
     /// `None` when it does not exist, or could not (a name git refuses). See
@@ -358,6 +479,63 @@ mod tests {
         f.commit_all("b").unwrap();
         let two = head(&f);
         (f, one, two)
+    }
+
+    /// Read from the files alone: absent, loose, packed; a symbolic ref is
+    /// left to git.
+    #[test]
+    fn a_ref_read_from_its_files_agrees_with_git_or_is_left_to_it() {
+        let (f, _, two) = two_commits();
+        let repo = f.repo().unwrap();
+        let common = repo.common_dir();
+        let name = "refs/notes/probity";
+        assert_eq!(read_ref_files(common, name), Some(None));
+        f.git(&["update-ref", name, &two]).unwrap();
+        assert_eq!(read_ref_files(common, name), Some(Some(two.clone())));
+        f.git(&["pack-refs", "--all"]).unwrap();
+        assert_eq!(read_ref_files(common, name), Some(Some(two)));
+        f.git(&["update-ref", "-d", name]).unwrap();
+        f.git(&["symbolic-ref", name, "refs/heads/main"]).unwrap();
+        assert_eq!(read_ref_files(common, name), None);
+        assert_eq!(read_ref_files(common, "refs/bad..name"), Some(None));
+    }
+
+    /// A ref below the name, or named as a directory above it, blocks its
+    /// creation, as git's own refusal shows; a sibling does not.
+    #[test]
+    fn a_ref_above_or_below_a_name_blocks_its_creation() {
+        let (f, one) = one_commit();
+        let repo = f.repo().unwrap();
+        let name = "refs/notes/probity";
+        assert!(!repo.ref_blocked(name).unwrap());
+        for sibling in ["refs/notes/commits", "refs/notes/probityx"] {
+            f.git(&["update-ref", sibling, &one]).unwrap();
+        }
+        assert!(!repo.ref_blocked(name).unwrap());
+        let common = repo.common_dir();
+        assert_eq!(ref_blocked_files(common, name), Some(false));
+        f.git(&["update-ref", "refs/notes/probity/x", &one])
+            .unwrap();
+        assert!(repo.ref_blocked(name).unwrap());
+        assert_eq!(ref_blocked_files(common, name), Some(true));
+        f.git(&["pack-refs", "--all"]).unwrap();
+        assert_eq!(ref_blocked_files(common, name), Some(true), "packed");
+        assert!(f.git(&["update-ref", name, &one]).is_err());
+        f.git(&["update-ref", "-d", "refs/notes/probity/x"])
+            .unwrap();
+        assert!(!repo.ref_blocked(name).unwrap());
+        assert_eq!(ref_blocked_files(common, name), Some(false));
+        // An empty directory left at the name blocks nothing, for git
+        // either.
+        std::fs::create_dir_all(common.join("refs/notes/probity/empty")).unwrap();
+        assert_eq!(ref_blocked_files(common, name), Some(false));
+        let (g, one) = one_commit();
+        g.git(&["update-ref", "refs/notes", &one]).unwrap();
+        let blocked = g.repo().unwrap();
+        assert!(blocked.ref_blocked(name).unwrap());
+        assert_eq!(ref_blocked_files(blocked.common_dir(), name), Some(true));
+        assert!(g.git(&["update-ref", name, &one]).is_err());
+        f.git(&["update-ref", name, &one]).unwrap();
     }
 
     /// Loose, packed, packed and then loose again, deleted, and shadowed

@@ -33,4 +33,5 @@ pub mod subject;
 mod symlinks;
 
 pub use cmd::{GitCli, GitError};
+pub use exact_ref::{read_ref_files, ref_blocked_files};
 pub use repo::Repo;

@@ -13,7 +13,9 @@ use probity_core::review::{
 use probity_core::review::{CommitId, LineageId, RunConfig, Symlink, TreeId, TreeInputs};
 use probity_core::review::{FirstRecord, Successor};
 use probity_core::review::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
-use probity_core::review::{NOTES_REF, ReceiveUpdate, check_deletion, is_protected};
+use probity_core::review::{
+    NOTES_REF, ReceiveUpdate, check_deletion, check_notes_ref_blocker, is_protected,
+};
 use probity_core::review::{approved_deliveries, check_approvals_on_own_notes};
 
 use super::note_cache::{CheckRefusal, Checked, NoteCache, ParsedNote};
@@ -563,6 +565,16 @@ where
                         commit: u.old.clone(),
                         message: e.to_string(),
                         next_action: "keep_ref",
+                    }));
+                }
+                // A ref that would block the notes ref (D-R149).
+                if let Err(e) = check_notes_ref_blocker(u) {
+                    return Ok(PreReceive::Denied(ReceiveDenial {
+                        reason_code: e.code().into(),
+                        refname: u.refname.clone(),
+                        commit: u.new.clone(),
+                        message: e.to_string(),
+                        next_action: "rename_ref",
                     }));
                 }
             }

@@ -83,6 +83,9 @@ pub fn next_hint(code: &str) -> &'static str {
         "transcripts_unmet" => {
             "review the delivered commit again with the model (`probity start --commit` on it, then `probity review --lineage <L>`), have the policy's roles sign it (`probity attest --sign`), then `probity push`"
         }
+        "notes_ref_blocked" => {
+            "push that ref under another name (nothing may be named `refs/notes` or sit under `refs/notes/probity/`): review authority travels in refs/notes/probity alone"
+        }
         "protected_ref_deleted" => {
             "keep the ref (a protected ref's history stays published); if it must go, the server's administrator allows it once with `git config probity.allowProtectedDeletion true`"
         }
@@ -141,6 +144,7 @@ fn fixed_by_publishing(code: &str) -> bool {
             | "note_path_invalid"
             | "input_too_large"
             | "protected_ref_deleted"
+            | "notes_ref_blocked"
             | "default_branch_unborn"
             | "objects_missing"
             | "allowed_signers_missing"

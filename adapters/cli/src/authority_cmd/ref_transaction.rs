@@ -213,8 +213,9 @@ pub(super) fn reference_transaction(
     let input = super::read_input(Path::new("-"), MAX_TRANSACTION_BYTES as u64)?.bytes;
     let input = String::from_utf8(input).map_err(|_| refuse("the input is not UTF-8"))?;
     let lines = parse_transaction(&input).map_err(|e| refuse(&e.to_string()))?;
-    // Opened only when asked (an atomic push sets the notes in the same
-    // transaction, so usually not at all), with git's configuration from
+    // Opened only when asked (an atomic push's transaction sets the notes
+    // from where the files say they are, so usually not at all), with
+    // git's configuration from
     // the environment as the receiving git read it; git refusing the
     // repository is the server's fault, told as the gate tells it.
     let open = || {
@@ -239,10 +240,18 @@ pub(super) fn reference_transaction(
         &judged,
         &lines,
         || {
-            let id = open()?.exact_ref(NOTES_REF).map_err(read_err)?;
+            // From the ref's files when they answer (no process), else git.
+            let id = match probity_git::read_ref_files(&git_dir, NOTES_REF) {
+                Some(found) => found,
+                None => open()?.exact_ref(NOTES_REF).map_err(read_err)?,
+            };
             id.map(|id| CommitId::parse(&id))
                 .transpose()
                 .map_err(|e| refuse(&e.to_string()))
+        },
+        || match probity_git::ref_blocked_files(&git_dir, NOTES_REF) {
+            Some(blocked) => Ok(blocked),
+            None => open()?.ref_blocked(NOTES_REF).map_err(read_err),
         },
         |a, b| open()?.is_ancestor(a, b).map_err(read_err),
     )?;

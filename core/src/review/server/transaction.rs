@@ -184,23 +184,51 @@ pub struct NotesNotInPlace {
 /// Whether a transaction (its `lines`) of a push judged with `judged` may
 /// commit: yes when it updates nothing judged, or when the notes ref, as
 /// this transaction leaves it, is at the judged notes commit or descends
-/// from it (another push's notes, a fast-forward, came after). `current`
-/// reads the notes ref (asked only when the transaction does not set it);
-/// `descends(a, b)` tells whether `b` descends from `a` (asked only when
-/// they differ). An observation's error is the caller's.
+/// from it (another push's notes, a fast-forward, came after).
+///
+/// A notes update in the same transaction counts only when it will apply:
+/// git 2.51 and later apply a push without `--atomic` as one transaction in
+/// which each update may fail on its own, and tell this hook every update,
+/// a refused one too. So the notes ref must be at the update's old value
+/// now (at `prepared` git holds it locked when the update applies; a lost
+/// race leaves it elsewhere), and a creation must find no ref in its way
+/// (git's rule against a ref beneath another: `refs/notes`, or one under
+/// `refs/notes/probity/`).
+///
+/// `current` reads the notes ref; `blocked` tells whether a ref stands in
+/// the way of creating it (asked only for a creation); `descends(a, b)`
+/// tells whether `b` descends from `a` (asked only when they differ). An
+/// observation's error is the caller's.
 pub fn check_transaction<E>(
     judged: &JudgedNotes,
     lines: &[TransactionLine<'_>],
     current: impl FnOnce() -> Result<Option<CommitId>, E>,
+    blocked: impl FnOnce() -> Result<bool, E>,
     descends: impl FnOnce(&CommitId, &CommitId) -> Result<bool, E>,
 ) -> Result<Result<(), NotesNotInPlace>, E> {
     let Some(first) = lines.iter().find(|l| judged.covers(l)) else {
         return Ok(Ok(()));
     };
-    // A value no object id (a symbolic ref's) leaves no notes commit.
+    let refused = |found: Option<CommitId>| NotesNotInPlace {
+        refname: first.refname.to_string(),
+        notes: judged.notes.clone(),
+        found,
+    };
+    let now = current()?;
     let after = match lines.iter().rev().find(|l| l.refname == NOTES_REF) {
-        Some(l) => oid(l.new).ok().flatten(),
-        None => current()?,
+        None => now,
+        Some(l) => {
+            let applies = match oid(l.old) {
+                Ok(old) if old == now => old.is_some() || !blocked()?,
+                _ => false,
+            };
+            if !applies {
+                return Ok(Err(refused(now)));
+            }
+            // A value no object id (a symbolic ref's) leaves no notes
+            // commit.
+            oid(l.new).ok().flatten()
+        }
     };
     let in_place = match &after {
         Some(a) if *a == judged.notes => true,
@@ -210,12 +238,47 @@ pub fn check_transaction<E>(
     Ok(if in_place {
         Ok(())
     } else {
-        Err(NotesNotInPlace {
-            refname: first.refname.to_string(),
-            notes: judged.notes.clone(),
-            found: after,
-        })
+        Err(refused(after))
     })
+}
+
+/// Whether a ref named `refname` would stand in the way of the notes ref:
+/// git refuses a ref where another ref's name continues below it, so a
+/// ref named `refs/notes`, or one under `refs/notes/probity/`, keeps the
+/// notes ref from being created (and, in a push git applies update by
+/// update, lets a protected ref land while the notes update fails).
+pub fn blocks_notes_ref(refname: &str) -> bool {
+    let below = |a: &str, b: &str| a.strip_prefix(b).is_some_and(|rest| rest.starts_with('/'));
+    below(NOTES_REF, refname) || below(refname, NOTES_REF)
+}
+
+/// A pushed ref that would block the notes ref, refused at the hook
+/// (`notes_ref_blocked`, D-R149).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{refname} would block {NOTES_REF}: git refuses a ref where another ref's name continues below it, so the notes could not be created beside it; review authority travels in {NOTES_REF} alone"
+)]
+pub struct NotesRefBlocked {
+    /// The ref the push creates or moves.
+    pub refname: String,
+}
+
+impl NotesRefBlocked {
+    /// The stable reason code, `notes_ref_blocked`.
+    pub fn code(&self) -> &'static str {
+        "notes_ref_blocked"
+    }
+}
+
+/// Refuses an update that creates or moves a ref [`blocks_notes_ref`]
+/// names; deleting one is allowed (it unblocks).
+pub fn check_notes_ref_blocker(update: &ReceiveUpdate) -> Result<(), NotesRefBlocked> {
+    if update.new.is_some() && blocks_notes_ref(&update.refname) {
+        return Err(NotesRefBlocked {
+            refname: update.refname.clone(),
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

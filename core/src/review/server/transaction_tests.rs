@@ -36,8 +36,9 @@ fn line<'a>(old: &'a str, new: &'a str, refname: &'a str) -> TransactionLine<'a>
 
 type Verdict = Result<Result<(), NotesNotInPlace>, String>;
 
-/// [`check_transaction`] with the notes ref at `current` and `b`
-/// descending from `a` only when the pair is in `descent`.
+/// [`check_transaction`] with the notes ref at `current`, no ref in the
+/// way of creating it, and `b` descending from `a` only when the pair is
+/// in `descent`.
 fn check(
     lines: &[TransactionLine<'_>],
     current: Option<char>,
@@ -49,6 +50,7 @@ fn check(
         &judged(),
         lines,
         || Ok(current.map(id)),
+        || Ok(false),
         |a, b| Ok(descent.contains(&(a.clone(), b.clone()))),
     )
 }
@@ -121,14 +123,83 @@ fn a_judged_update_lands_with_its_notes_in_the_same_transaction() {
         line(a.as_str(), b.as_str(), "refs/heads/main"),
         line(one.as_str(), two.as_str(), NOTES_REF),
     ];
-    // The notes ref is not read: the transaction sets it.
+    // The notes ref is at the update's old value (git holds it locked):
+    // the update applies, and sets the judged notes.
     let verdict = check_transaction(
         &judged(),
         &lines,
-        || Err("read".to_string()),
+        || Ok(Some(one.clone())),
+        || Err("blocked".to_string()),
         |_, _| Err("descent".to_string()),
     );
     assert_eq!(verdict, Ok(Ok(())));
+}
+
+/// Git 2.51 and later apply a push without `--atomic` as one transaction
+/// whose updates may each fail, and name a refused one to the hook too:
+/// a notes update whose old value the ref no longer holds (a lost race)
+/// will not apply, so the judged update beside it is refused.
+#[test]
+fn a_notes_update_in_the_transaction_counts_only_when_it_will_apply() {
+    let (a, b, one, two) = (id('a'), id('b'), id('1'), id('2'));
+    let lines = [
+        line(a.as_str(), b.as_str(), "refs/heads/main"),
+        line(one.as_str(), two.as_str(), NOTES_REF),
+    ];
+    assert_eq!(
+        check(&lines, Some('3'), &[('2', '3')]),
+        Ok(Err(NotesNotInPlace {
+            refname: "refs/heads/main".into(),
+            notes: id('2'),
+            found: Some(id('3')),
+        }))
+    );
+    assert!(matches!(check(&lines, None, &[]), Ok(Err(_))));
+    // A creation applies only where the ref is absent and nothing blocks it.
+    let zeros = "0".repeat(40);
+    let created = [
+        line(a.as_str(), b.as_str(), "refs/heads/main"),
+        line(&zeros, two.as_str(), NOTES_REF),
+    ];
+    assert_eq!(check(&created, None, &[]), Ok(Ok(())));
+    assert!(matches!(check(&created, Some('1'), &[]), Ok(Err(_))));
+    let blocked = check_transaction(
+        &judged(),
+        &created,
+        || Ok::<_, String>(None),
+        || Ok(true),
+        |_, _| Ok(true),
+    );
+    assert!(matches!(blocked, Ok(Err(_))), "{blocked:?}");
+}
+
+#[test]
+fn refs_named_above_or_below_the_notes_ref_block_it() {
+    for name in [
+        "refs/notes",
+        "refs/notes/probity/x",
+        "refs/notes/probity/a/b",
+    ] {
+        assert!(blocks_notes_ref(name), "{name}");
+        let created = update(None, Some('b'), name);
+        assert_eq!(
+            check_notes_ref_blocker(&created).map_err(|e| e.code()),
+            Err("notes_ref_blocked")
+        );
+        // Deleting one unblocks.
+        assert_eq!(
+            check_notes_ref_blocker(&update(Some('b'), None, name)),
+            Ok(())
+        );
+    }
+    for name in [
+        NOTES_REF,
+        "refs/notes/probityx",
+        "refs/notes/other",
+        "refs/heads/notes",
+    ] {
+        assert!(!blocks_notes_ref(name), "{name}");
+    }
 }
 
 #[test]
@@ -170,6 +241,7 @@ fn a_transaction_judged_with_nothing_passes_unread() {
             &judged(),
             &lines,
             || Err("read".to_string()),
+            || Err("blocked".to_string()),
             |_, _| Err("descent".to_string()),
         );
         assert_eq!(verdict, Ok(Ok(())), "{lines:?}");
@@ -193,7 +265,13 @@ fn notes_deleted_or_set_to_a_symbolic_ref_are_not_in_place() {
 fn an_observation_error_is_the_callers() {
     let (a, b) = (id('a'), id('b'));
     let main = [line(a.as_str(), b.as_str(), "refs/heads/main")];
-    let verdict = check_transaction(&judged(), &main, || Err("unreadable"), |_, _| Ok(true));
+    let verdict = check_transaction(
+        &judged(),
+        &main,
+        || Err("unreadable"),
+        || Ok(false),
+        |_, _| Ok(true),
+    );
     assert_eq!(verdict, Err("unreadable"));
 }
 
