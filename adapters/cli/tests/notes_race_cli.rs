@@ -269,3 +269,45 @@ fn a_ref_that_would_block_the_notes_ref_is_refused() {
     push(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap();
     assert_eq!(rev(&f, &server, "main"), Some(delivered));
 }
+
+/// Red team round 9, 02: the racer's notes descend from the push's own
+/// notes commit N but drop its note (a child of N whose tree is the
+/// server's old notes tree: a fast-forward of the server's tip that keeps
+/// every line the server holds, so its own push is allowed). A notes tip
+/// descending from N need not hold N's notes: the judged update lands only
+/// with the notes ref at N itself, or set to N in the same transaction.
+#[test]
+fn notes_that_descend_from_the_pushs_own_but_drop_its_note_do_not_count() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let main_before = rev(&f, &server, "main");
+    write_medium_change(&f);
+    let delivered = reviewed_and_published(&f, inputs.path());
+    let n = rev(&f, f.root(), "refs/notes/probity").unwrap();
+    let base = rev(&f, &server, "refs/notes/probity");
+    // N': N's child with the server's old notes tree (none yet: empty).
+    let tree = match &base {
+        Some(b) => format!("{b}^{{tree}}"),
+        None => String::from_utf8(f.git(&["mktree"]).unwrap())
+            .unwrap()
+            .trim()
+            .to_string(),
+    };
+    let dropped = String::from_utf8(
+        f.git(&["commit-tree", &tree, "-p", &n, "-m", "drop"])
+            .unwrap(),
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    push(&f, &["origin", &format!("{dropped}:refs/racer/notes")]).unwrap();
+    race_after_judgment(&server, &dropped);
+    let err = push(&f, &["origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("notes_not_in_place"), "{err}");
+    assert_eq!(rev(&f, &server, "main"), main_before);
+    let named = f.git_in(
+        &server,
+        &["grep", "-l", "-F", &delivered, "refs/notes/probity", "--"],
+    );
+    assert!(named.is_err() || named.unwrap().is_empty());
+}

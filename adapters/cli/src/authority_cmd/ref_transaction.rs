@@ -253,7 +253,6 @@ pub(super) fn reference_transaction(
             Some(blocked) => Ok(blocked),
             None => open()?.ref_blocked(NOTES_REF).map_err(read_err),
         },
-        |a, b| open()?.is_ancestor(a, b).map_err(read_err),
     )?;
     match verdict {
         Ok(()) => Ok(ExitCode::SUCCESS),

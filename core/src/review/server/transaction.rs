@@ -183,8 +183,12 @@ pub struct NotesNotInPlace {
 
 /// Whether a transaction (its `lines`) of a push judged with `judged` may
 /// commit: yes when it updates nothing judged, or when the notes ref, as
-/// this transaction leaves it, is at the judged notes commit or descends
-/// from it (another push's notes, a fast-forward, came after).
+/// this transaction leaves it, is at the judged notes commit itself. A tip
+/// that merely descends from it need not hold its notes (red team round
+/// 9: a child of it with the server's old notes tree is a fast-forward of
+/// the server's tip that keeps every line the server holds, so its own
+/// push is allowed), and another pusher's notes landing in between are a
+/// race the pusher retries.
 ///
 /// A notes update in the same transaction counts only when it will apply:
 /// git 2.51 and later apply a push without `--atomic` as one transaction in
@@ -196,15 +200,13 @@ pub struct NotesNotInPlace {
 /// `refs/notes/probity/`).
 ///
 /// `current` reads the notes ref; `blocked` tells whether a ref stands in
-/// the way of creating it (asked only for a creation); `descends(a, b)`
-/// tells whether `b` descends from `a` (asked only when they differ). An
-/// observation's error is the caller's.
+/// the way of creating it (asked only for a creation). An observation's
+/// error is the caller's.
 pub fn check_transaction<E>(
     judged: &JudgedNotes,
     lines: &[TransactionLine<'_>],
     current: impl FnOnce() -> Result<Option<CommitId>, E>,
     blocked: impl FnOnce() -> Result<bool, E>,
-    descends: impl FnOnce(&CommitId, &CommitId) -> Result<bool, E>,
 ) -> Result<Result<(), NotesNotInPlace>, E> {
     let Some(first) = lines.iter().find(|l| judged.covers(l)) else {
         return Ok(Ok(()));
@@ -230,12 +232,7 @@ pub fn check_transaction<E>(
             oid(l.new).ok().flatten()
         }
     };
-    let in_place = match &after {
-        Some(a) if *a == judged.notes => true,
-        Some(a) => descends(&judged.notes, a)?,
-        None => false,
-    };
-    Ok(if in_place {
+    Ok(if after.as_ref() == Some(&judged.notes) {
         Ok(())
     } else {
         Err(refused(after))
