@@ -31,16 +31,7 @@ fn reviewed_and_published(f: &Fixture, inputs: &Path) -> String {
     approve_live(f.root(), inputs);
     let c = commit_all(f, "the reviewed change");
     probity_ok(f.root(), &["publish"]);
-    if f.git(&[
-        "fetch",
-        "-q",
-        "origin",
-        "refs/notes/probity:refs/notes/probity-remote",
-    ])
-    .is_ok()
-    {
-        merge_notes(f, "refs/notes/probity-remote");
-    }
+    merge_remote_notes(f);
     c
 }
 
@@ -85,12 +76,23 @@ fn racers_notes(f: &Fixture, server: &Path) -> String {
 /// updates would. Probity's hook then runs below a shell, not as git's own
 /// child.
 fn race_after_judgment(server: &Path, racer: &str) {
+    after_judgment(
+        server,
+        &format!(
+            "env -u GIT_QUARANTINE_PATH -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES \
+             git update-ref refs/notes/probity {racer}"
+        ),
+    );
+}
+
+/// `pre-receive` becomes a wrapper that runs Probity's (moved beside it,
+/// `pre-receive.probity`) on the same stdin and, once it allowed the push,
+/// runs the shell line `then` in the repository.
+fn after_judgment(server: &Path, then: &str) {
     let hooks = server.join("hooks");
     std::fs::rename(hooks.join("pre-receive"), hooks.join("pre-receive.probity")).unwrap();
     let wrapper = format!(
-        "#!/bin/sh\nin=$(cat)\nprintf '%s\\n' \"$in\" | \"$(dirname \"$0\")/pre-receive.probity\" || exit 1\n\
-         env -u GIT_QUARANTINE_PATH -u GIT_OBJECT_DIRECTORY -u GIT_ALTERNATE_OBJECT_DIRECTORIES \
-         git update-ref refs/notes/probity {racer}\n"
+        "#!/bin/sh\nin=$(cat)\nprintf '%s\\n' \"$in\" | \"$(dirname \"$0\")/pre-receive.probity\" || exit 1\n{then}\n"
     );
     probity_testkit::write_executable(&hooks.join("pre-receive"), wrapper.as_bytes()).unwrap();
 }
@@ -201,11 +203,10 @@ fn a_damaged_record_refuses_the_push_as_the_servers_fault() {
     let (f, _dir, server) = hooked_origin();
     let inputs = tempfile::tempdir().unwrap();
     let main_before = rev(&f, &server, "main");
-    let hooks = server.join("hooks");
-    std::fs::rename(hooks.join("pre-receive"), hooks.join("pre-receive.probity")).unwrap();
-    let wrapper = "#!/bin/sh\nin=$(cat)\nprintf '%s\\n' \"$in\" | \"$(dirname \"$0\")/pre-receive.probity\" || exit 1\n\
-                   for r in probity-receive/*; do echo junk > \"$r\"; done\n";
-    probity_testkit::write_executable(&hooks.join("pre-receive"), wrapper.as_bytes()).unwrap();
+    after_judgment(
+        &server,
+        "for r in probity-receive/*; do echo junk > \"$r\"; done",
+    );
     write_medium_change(&f);
     reviewed_and_published(&f, inputs.path());
     let err = push(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();

@@ -557,24 +557,23 @@ where
             let allowed = git.allows_protected_deletion()?;
             // A protected ref's deletion withdraws published history:
             // refused unless the server allows it (issue 21 §1).
+            // A ref that would block the notes ref is refused too (D-R149).
             for u in updates {
-                if let Err(e) = check_deletion(u, &globs, allowed) {
+                let refused = match (
+                    check_deletion(u, &globs, allowed),
+                    check_notes_ref_blocker(u),
+                ) {
+                    (Err(e), _) => Some((e.code(), e.to_string(), &u.old, "keep_ref")),
+                    (_, Err(e)) => Some((e.code(), e.to_string(), &u.new, "rename_ref")),
+                    _ => None,
+                };
+                if let Some((code, message, commit, next_action)) = refused {
                     return Ok(PreReceive::Denied(ReceiveDenial {
-                        reason_code: e.code().into(),
+                        reason_code: code.into(),
                         refname: u.refname.clone(),
-                        commit: u.old.clone(),
-                        message: e.to_string(),
-                        next_action: "keep_ref",
-                    }));
-                }
-                // A ref that would block the notes ref (D-R149).
-                if let Err(e) = check_notes_ref_blocker(u) {
-                    return Ok(PreReceive::Denied(ReceiveDenial {
-                        reason_code: e.code().into(),
-                        refname: u.refname.clone(),
-                        commit: u.new.clone(),
-                        message: e.to_string(),
-                        next_action: "rename_ref",
+                        commit: commit.clone(),
+                        message,
+                        next_action,
                     }));
                 }
             }

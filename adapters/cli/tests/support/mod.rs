@@ -813,6 +813,13 @@ pub fn gated_origin(f: &Fixture) -> (tempfile::TempDir, PathBuf) {
 /// holds git's output (the server's `remote:` refusal) when it fails.
 pub fn push_past_client(f: &Fixture) -> Result<(), String> {
     probity_ok(f.root(), &["publish"]);
+    merge_remote_notes(f);
+    push_main_and_notes(f)
+}
+
+/// The remote's notes, when it has any, fetched and merged into this
+/// clone's (`cat_sort_uniq`), so a push of them fast-forwards.
+pub fn merge_remote_notes(f: &Fixture) {
     if f.git(&[
         "fetch",
         "-q",
@@ -823,7 +830,6 @@ pub fn push_past_client(f: &Fixture) -> Result<(), String> {
     {
         merge_notes(f, "refs/notes/probity-remote");
     }
-    push_main_and_notes(f)
 }
 
 /// `git push -q --no-verify --atomic origin main refs/notes/probity`, past
