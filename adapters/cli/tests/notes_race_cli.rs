@@ -312,3 +312,103 @@ fn notes_that_descend_from_the_pushs_own_but_drop_its_note_do_not_count() {
     );
     assert!(named.is_err() || named.unwrap().is_empty());
 }
+
+/// A pkt-line of `data` (git's protocol framing: four hex digits of the
+/// whole length, then the bytes).
+fn pkt(data: &str) -> Vec<u8> {
+    let mut out = format!("{:04x}", data.len() + 4).into_bytes();
+    out.extend_from_slice(data.as_bytes());
+    out
+}
+
+/// A hand-written push client, as any pusher can run: `git receive-pack
+/// SERVER` fed exactly `commands` (`old new ref`, full ids), in order and
+/// duplicates included (git's own client never sends a ref twice), then a
+/// pack of `revs` from `f`. Returns receive-pack's report and stderr.
+fn raw_push(f: &Fixture, server: &Path, commands: &[String], revs: &str) -> String {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut pack = Command::new("git")
+        .args(["pack-objects", "--stdout", "--revs", "-q"])
+        .current_dir(f.root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    pack.stdin
+        .take()
+        .unwrap()
+        .write_all(revs.as_bytes())
+        .unwrap();
+    let pack = pack.wait_with_output().unwrap().stdout;
+    let mut input = Vec::new();
+    for (i, c) in commands.iter().enumerate() {
+        let caps = if i == 0 { "\0report-status" } else { "" };
+        input.extend(pkt(&format!("{c}{caps}\n")));
+    }
+    input.extend_from_slice(b"0000");
+    input.extend(pack);
+    let mut rp = Command::new("git")
+        .arg("receive-pack")
+        .arg(server)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    rp.stdin.take().unwrap().write_all(&input).unwrap();
+    let out = rp.wait_with_output().unwrap();
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Red team round 10, 01: a push naming `refs/notes/probity` twice, from a
+/// hand-written client, without `--atomic`: the notes to N (judged), the
+/// reviewed `main`, then the notes deleted. The notes rules and the
+/// judgment read the first update only, and git applies each in order, so
+/// `main` landed and the notes were gone. A push naming a ref twice is now
+/// refused whole at `pre-receive`; nothing moves.
+#[test]
+fn a_push_naming_a_ref_twice_is_refused_whole() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    // A first delivery, so the server holds notes O.
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    commit_all(&f, "the first change");
+    probity_ok(f.root(), &["push", "origin", "main"]);
+    let (x, o) = (
+        rev(&f, &server, "main").unwrap(),
+        rev(&f, &server, "refs/notes/probity").unwrap(),
+    );
+    f.write("src/parser.rs", "// parser\nfn parse() {}\nfn again() {}\n")
+        .unwrap();
+    let y = reviewed_and_published(&f, inputs.path());
+    let n = rev(&f, f.root(), "refs/notes/probity").unwrap();
+    let zeros = "0".repeat(40);
+    let commands = [
+        format!("{o} {n} refs/notes/probity"),
+        format!("{x} {y} refs/heads/main"),
+        format!("{n} {zeros} refs/notes/probity"),
+    ];
+    let out = raw_push(&f, &server, &commands, &format!("{y}\n{n}\n^{x}\n^{o}\n"));
+    assert!(out.contains("bad_receive_input"), "{out}");
+    assert!(out.contains("refs/notes/probity"), "{out}");
+    assert_eq!(rev(&f, &server, "main"), Some(x), "{out}");
+    assert_eq!(
+        rev(&f, &server, "refs/notes/probity"),
+        Some(o.clone()),
+        "{out}"
+    );
+    // The same with no protected ref: the notes cannot be deleted so.
+    let commands = [
+        format!("{o} {o} refs/notes/probity"),
+        format!("{o} {zeros} refs/notes/probity"),
+    ];
+    let out = raw_push(&f, &server, &commands, "");
+    assert!(out.contains("bad_receive_input"), "{out}");
+    assert!(rev(&f, &server, "refs/notes/probity").is_some(), "{out}");
+}

@@ -125,6 +125,18 @@ pub enum ReceiveInputError {
         /// The line's 1-based number.
         line: usize,
     },
+    /// A ref named by an earlier line too (red team round 10): git's own
+    /// client never sends one, and git applies the two updates one after
+    /// the other unless the push is atomic, so the second would escape
+    /// what the first was judged by (the notes ref deleted after a
+    /// delivery judged with it).
+    #[error("line {line} updates {refname} again: a push may update each ref once")]
+    RepeatedRef {
+        /// The line's 1-based number.
+        line: usize,
+        /// The ref named twice.
+        refname: String,
+    },
     /// An old or new field that is neither all zeros nor a 40- or 64-hex
     /// object id.
     #[error("line {line}: `{value}` is not an object id")]
@@ -144,7 +156,8 @@ fn oid(line: usize, value: &str) -> Result<Option<CommitId>, ReceiveInputError> 
 }
 
 /// Parses git's `pre-receive` stdin (blank lines ignored). A ref name never
-/// holds a space, so each line is exactly three fields.
+/// holds a space, so each line is exactly three fields; a ref named twice
+/// is refused ([`ReceiveInputError::RepeatedRef`]).
 pub fn parse_receive_updates(input: &str) -> Result<Vec<ReceiveUpdate>, ReceiveInputError> {
     if input.len() > MAX_RECEIVE_BYTES {
         return Err(ReceiveInputError::TooLarge {
@@ -152,11 +165,18 @@ pub fn parse_receive_updates(input: &str) -> Result<Vec<ReceiveUpdate>, ReceiveI
         });
     }
     let mut out = Vec::new();
+    let mut named = std::collections::BTreeSet::new();
     for (line, raw) in crate::review::gate::hook_lines(input) {
         let fields: Vec<&str> = raw.split(' ').collect();
         let [old, new, refname] = fields[..] else {
             return Err(ReceiveInputError::Fields { line });
         };
+        if !named.insert(refname) {
+            return Err(ReceiveInputError::RepeatedRef {
+                line,
+                refname: refname.to_string(),
+            });
+        }
         // Git never writes a ref name holding an ASCII control character
         // (`git check-ref-format`); one that does would name a ref no
         // protected-ref glob matches.

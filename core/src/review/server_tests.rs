@@ -119,6 +119,26 @@ fn malformed_receive_lines_are_typed() {
     ));
 }
 
+/// Red team round 10: a ref named twice (a hand-written client; git's own
+/// never sends one) is refused, whichever ref and whatever the values.
+#[test]
+fn a_ref_named_twice_is_refused() {
+    for input in [
+        format!("{A} {B} refs/notes/probity\n{B} {A} refs/heads/m\n{B} {Z} refs/notes/probity\n"),
+        format!("{A} {A} refs/heads/m\n{A} {A} refs/heads/m\n"),
+    ] {
+        assert!(
+            matches!(
+                parse_receive_updates(&input),
+                Err(ReceiveInputError::RepeatedRef { refname, .. }) if refname.starts_with("refs/")
+            ),
+            "{input}"
+        );
+    }
+    let two = parse_receive_updates(&format!("{A} {B} refs/heads/m\n{A} {B} refs/heads/n\n"));
+    assert_eq!(two.map(|u| u.len()), Ok(2));
+}
+
 /// Found by the `hook_input` fuzz target (docs/reliability.md): a ref
 /// name holding a control character (here the carriage return left
 /// after the line's own was stripped) was taken, though git never

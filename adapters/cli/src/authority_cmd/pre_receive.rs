@@ -25,7 +25,9 @@ use probity_core::review::BaseAdvance;
 use probity_core::review::CommitId;
 use probity_core::review::{Bundle, RefusedBundle};
 use probity_core::review::{Decision, GateDecision, GateStage, ReasonCode};
-use probity_core::review::{MAX_RECEIVE_BYTES, NOTES_REF, ReceiveUpdate, parse_receive_updates};
+use probity_core::review::{
+    MAX_RECEIVE_BYTES, NOTES_REF, ReceiveInputError, ReceiveUpdate, parse_receive_updates,
+};
 use probity_git::Repo;
 
 use super::receive_refs::{PolicyBases, judged_name, policy_bases, unborn_head_creation};
@@ -715,11 +717,17 @@ pub(super) fn pre_receive(
                 )
             })?;
             let updates = parse_receive_updates(&text).map_err(|e| {
+                let next = match e {
+                    ReceiveInputError::RepeatedRef { .. } => {
+                        "push each ref once, as git's own client does (`probity push`, or `git push --atomic`); nothing of this push was applied"
+                    }
+                    _ => "pipe git's pre-receive input unchanged",
+                };
                 CliError::new(
                     ErrorKind::RejectedInput,
                     "bad_receive_input",
                     e.to_string(),
-                    "pipe git's pre-receive input unchanged",
+                    next,
                 )
             })?;
             let mut updates = updates;
