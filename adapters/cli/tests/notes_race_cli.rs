@@ -412,3 +412,31 @@ fn a_push_naming_a_ref_twice_is_refused_whole() {
     assert!(out.contains("bad_receive_input"), "{out}");
     assert!(rev(&f, &server, "refs/notes/probity").is_some(), "{out}");
 }
+
+/// The gate cannot write its record (a file stands where its directory
+/// goes: a full disk or a broken permission answers the same): the push is
+/// refused as the server's fault, without the server's paths, nothing
+/// moves, and the detail is in `probity-server.log`. Once the
+/// administrator clears it, the same push lands.
+#[test]
+fn a_record_that_cannot_be_written_refuses_the_push_as_the_servers_fault() {
+    let (f, _dir, server) = hooked_origin();
+    let inputs = tempfile::tempdir().unwrap();
+    let main_before = rev(&f, &server, "main");
+    let blocker = server.join("probity-receive");
+    std::fs::write(&blocker, b"not a directory").unwrap();
+    write_medium_change(&f);
+    let delivered = reviewed_and_published(&f, inputs.path());
+    let err = push(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap_err();
+    assert!(err.contains("server_misconfigured"), "{err}");
+    // The server's words (git's own `To <url>` line names the remote).
+    let said: String = err.lines().filter(|l| l.starts_with("remote:")).collect();
+    assert!(!said.contains(server.to_str().unwrap()), "{err}");
+    assert_eq!(rev(&f, &server, "main"), main_before);
+    assert_eq!(rev(&f, &server, "refs/notes/probity"), None);
+    let log = std::fs::read_to_string(server.join("probity-server.log")).unwrap();
+    assert!(log.contains("probity-receive"), "{log}");
+    std::fs::remove_file(&blocker).unwrap();
+    push(&f, &["--atomic", "origin", "main", "refs/notes/probity"]).unwrap();
+    assert_eq!(rev(&f, &server, "main"), Some(delivered));
+}

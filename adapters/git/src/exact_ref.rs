@@ -15,7 +15,7 @@ use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
-use probity_core::review::CommitId;
+use probity_core::review::{CommitId, names_conflict};
 
 use crate::cmd::GitError;
 use crate::repo::Repo;
@@ -165,27 +165,28 @@ pub(crate) fn possible_ref(name: &str) -> bool {
 
 /// The object id the ref `name` (a full name) holds in the repository
 /// whose common directory is `common`, read from its files alone, as
-/// [`Repo::exact_ref`] reads them first: `Some(None)` when it does not
-/// exist (or could not), `None` when git must be asked (a reftable
+/// [`Repo::exact_ref`] reads them first: `Ok(Some(None))` when it does not
+/// exist (or could not), `Ok(None)` when git must be asked (a reftable
 /// repository, a symbolic ref, a per-worktree ref, a file this reader does
-/// not understand). For a hook that knows its git directory before any git
-/// runs.
-pub fn read_ref_files(common: &Path, name: &str) -> Option<Option<String>> {
+/// not understand), an error for a FIFO, socket or device where the ref or
+/// `packed-refs` is kept (never opened). For a hook that knows its git
+/// directory before any git runs.
+pub fn read_ref_files(common: &Path, name: &str) -> Result<Option<Option<String>>, GitError> {
     if !possible_ref(name) {
-        return Some(None);
+        return Ok(Some(None));
     }
-    if per_worktree(name)
-        || common.join("reftable").is_dir()
-        || refuse_special(&common.join(name)).is_err()
-        || refuse_special(&common.join("packed-refs")).is_err()
-    {
-        return None;
+    refuse_special(&common.join(name))?;
+    refuse_special(&common.join("packed-refs"))?;
+    if per_worktree(name) || common.join("reftable").is_dir() {
+        return Ok(None);
     }
-    match loose(common, name) {
+    Ok(match loose(common, name) {
         Loose::Oid(id) => Some(Some(id)),
+        // A `packed-refs` line this reader does not understand, or one it
+        // cannot read: git's to answer.
         Loose::Absent => packed(common, name).ok().flatten(),
         Loose::AskGit => None,
-    }
+    })
 }
 
 /// The most entries [`ref_blocked_files`] walks under a name before it
@@ -200,7 +201,6 @@ pub fn ref_blocked_files(common: &Path, name: &str) -> Option<bool> {
     if !possible_ref(name) || common.join("reftable").is_dir() {
         return None;
     }
-    let below = |a: &str, b: &str| a.strip_prefix(b).is_some_and(|r| r.starts_with('/'));
     // A loose ref named as a directory above the name.
     let parts: Vec<&str> = name.split('/').collect();
     for i in 2..parts.len() {
@@ -257,7 +257,7 @@ pub fn ref_blocked_files(common: &Path, name: &str) -> Option<bool> {
             continue;
         };
         let refname = String::from_utf8_lossy(refname);
-        if below(name, &refname) || below(&refname, name) {
+        if names_conflict(name, &refname) {
             return Some(true);
         }
     }
@@ -279,10 +279,9 @@ impl Repo {
         args.extend((2..parts.len()).map(|i| parts[..i].join("/")));
         args.push(format!("{name}/"));
         let out = self.run(&args)?;
-        let below = |a: &str, b: &str| a.strip_prefix(b).is_some_and(|r| r.starts_with('/'));
         Ok(String::from_utf8_lossy(&out)
             .lines()
-            .any(|n| below(name, n) || below(n, name)))
+            .any(|n| names_conflict(name, n)))
     }
 
     /// The object id the ref `name` (a full name, `refs/...`) holds: that
@@ -290,24 +289,10 @@ impl Repo {
     /// `None` when it does not exist, or could not (a name git refuses). See
     /// the module.
     pub fn exact_ref(&self, name: &str) -> Result<Option<String>, GitError> {
-        if !possible_ref(name) {
-            return Ok(None);
+        match read_ref_files(self.common_dir(), name)? {
+            Some(found) => Ok(found),
+            None => self.show_ref_exact(name),
         }
-        let common = self.common_dir();
-        refuse_special(&common.join(name))?;
-        refuse_special(&common.join("packed-refs"))?;
-        if !per_worktree(name) && !common.join("reftable").is_dir() {
-            match loose(common, name) {
-                Loose::Oid(id) => return Ok(Some(id)),
-                Loose::Absent => {
-                    if let Ok(Some(found)) = packed(common, name) {
-                        return Ok(found);
-                    }
-                }
-                Loose::AskGit => {}
-            }
-        }
-        self.show_ref_exact(name)
     }
 
     /// The commit the ref `name` holds, peeled: `HEAD` (the repository's
@@ -489,15 +474,21 @@ mod tests {
         let repo = f.repo().unwrap();
         let common = repo.common_dir();
         let name = "refs/notes/probity";
-        assert_eq!(read_ref_files(common, name), Some(None));
+        assert_eq!(read_ref_files(common, name).unwrap(), Some(None));
         f.git(&["update-ref", name, &two]).unwrap();
-        assert_eq!(read_ref_files(common, name), Some(Some(two.clone())));
+        assert_eq!(
+            read_ref_files(common, name).unwrap(),
+            Some(Some(two.clone()))
+        );
         f.git(&["pack-refs", "--all"]).unwrap();
-        assert_eq!(read_ref_files(common, name), Some(Some(two)));
+        assert_eq!(read_ref_files(common, name).unwrap(), Some(Some(two)));
         f.git(&["update-ref", "-d", name]).unwrap();
         f.git(&["symbolic-ref", name, "refs/heads/main"]).unwrap();
-        assert_eq!(read_ref_files(common, name), None);
-        assert_eq!(read_ref_files(common, "refs/bad..name"), Some(None));
+        assert_eq!(read_ref_files(common, name).unwrap(), None);
+        assert_eq!(
+            read_ref_files(common, "refs/bad..name").unwrap(),
+            Some(None)
+        );
     }
 
     /// A ref below the name, or named as a directory above it, blocks its

@@ -212,8 +212,8 @@ pub use server::{
     JUDGED_NOTES_HEADER, JudgedNotes, JudgedNotesError, MAX_JUDGED_NOTES_BYTES,
     MAX_TRANSACTION_BYTES, NOTES_NOT_IN_PLACE_NEXT, NotesNotInPlace, NotesRefBlocked,
     REFERENCE_TRANSACTION_MARKER, ServerHook, TransactionInputError, TransactionLine,
-    blocks_notes_ref, check_notes_ref_blocker, check_transaction, parse_transaction,
-    reference_transaction_script,
+    blocks_notes_ref, check_notes_ref_blocker, check_transaction, names_conflict,
+    parse_transaction, reference_transaction_script,
 };
 pub use snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, DiffAnchor, FileMode, FrozenCandidate,

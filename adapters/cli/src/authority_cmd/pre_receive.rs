@@ -834,7 +834,7 @@ fn hold_to_notes(
         ))
     })?;
     Ok(Some(format!(
-        "note: lands only with {NOTES_REF} at {} in place: a push without --atomic stops at its first protected ref (push with `probity push`, or `git push --atomic`)",
+        "note: lands only with {NOTES_REF} at {} in place: a push without --atomic may stop at its first protected ref (push with `probity push`, or `git push --atomic`)",
         judged.notes()
     )))
 }

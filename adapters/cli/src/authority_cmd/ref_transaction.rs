@@ -135,11 +135,15 @@ pub fn record_judged(git_dir: &Path, key: &str, judged: &JudgedNotes) -> std::io
 /// The record of the push `key` in `git_dir`: `None` when it wrote none.
 fn read_judged(git_dir: &Path, key: &str) -> Result<Option<JudgedNotes>, String> {
     let path = git_dir.join(JUDGED_DIR).join(key);
-    let file = match std::fs::File::open(&path) {
-        Ok(f) => f,
+    // Only a regular file is opened: a FIFO there would block the hook,
+    // and git's ref update behind it.
+    match std::fs::symlink_metadata(&path) {
+        Ok(m) if m.is_file() => {}
+        Ok(_) => return Err(format!("{} is not a regular file", path.display())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("{}: {e}", path.display())),
-    };
+    }
+    let file = std::fs::File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut bytes = Vec::new();
     file.take(MAX_JUDGED_NOTES_BYTES as u64 + 1)
         .read_to_end(&mut bytes)
@@ -241,7 +245,7 @@ pub(super) fn reference_transaction(
         &lines,
         || {
             // From the ref's files when they answer (no process), else git.
-            let id = match probity_git::read_ref_files(&git_dir, NOTES_REF) {
+            let id = match probity_git::read_ref_files(&git_dir, NOTES_REF).map_err(read_err)? {
                 Some(found) => found,
                 None => open()?.exact_ref(NOTES_REF).map_err(read_err)?,
             };
@@ -338,5 +342,17 @@ mod tests {
         assert_eq!(read_judged(dir.path(), "78-5"), Ok(None));
         std::fs::write(records.join("79-5"), b"damaged").unwrap();
         assert!(read_judged(dir.path(), "79-5").is_err());
+        // A FIFO or a directory where a record is kept: refused, never
+        // opened (the test would hang on a FIFO's open).
+        std::fs::create_dir(records.join("80-5")).unwrap();
+        assert!(read_judged(dir.path(), "80-5").is_err());
+        #[cfg(unix)]
+        {
+            let fifo = records.join("81-5");
+            let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+            if made.is_ok_and(|s| s.success()) {
+                assert!(read_judged(dir.path(), "81-5").is_err());
+            }
+        }
     }
 }

@@ -245,8 +245,15 @@ pub fn check_transaction<E>(
 /// notes ref from being created (and, in a push git applies update by
 /// update, lets a protected ref land while the notes update fails).
 pub fn blocks_notes_ref(refname: &str) -> bool {
+    names_conflict(refname, NOTES_REF)
+}
+
+/// Git's rule against a ref beneath another: two ref names conflict when
+/// one continues the other past a `/` (`refs/notes` and
+/// `refs/notes/probity`), so both cannot exist.
+pub fn names_conflict(a: &str, b: &str) -> bool {
     let below = |a: &str, b: &str| a.strip_prefix(b).is_some_and(|rest| rest.starts_with('/'));
-    below(NOTES_REF, refname) || below(refname, NOTES_REF)
+    below(a, b) || below(b, a)
 }
 
 /// A pushed ref that would block the notes ref, refused at the hook
