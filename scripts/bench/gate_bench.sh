@@ -75,7 +75,10 @@ declare -A SAMPLES
 time_it() {
   local key=$1 dir=$2; shift 2
   local a b
-  a=$(now); (cd "$dir" && "$@" >/dev/null 2>&1) || true; b=$(now)
+  a=$(now)
+  # A run that fails is not a figure (a refused push does part of the work).
+  (cd "$dir" && "$@" >/dev/null 2>&1) || { echo "gate_bench: $key failed: $*" >&2; exit 1; }
+  b=$(now)
   SAMPLES[$key]="${SAMPLES[$key]:-} $(( b - a ))"
 }
 ms() { awk -v u="$1" 'BEGIN{printf "%.1f ms", u/1000}'; }
@@ -143,13 +146,13 @@ run_section 3 && for n in 1 10 100; do
   push_to() { rm -rf "$R/target.git"; cp -a "$R/$1.pristine" "$R/target.git"; }
   for _ in $(seq 1 "$ROUNDS"); do
     for bin in "${BINS[@]}"; do
-      push_to "hooked-$(tag "$bin")"; time_it "hook$n$(tag "$bin")" "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
+      push_to "hooked-$(tag "$bin")"; time_it "hook$n$(tag "$bin")" "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
     done
-    push_to plain; time_it "plain$n" "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
+    push_to plain; time_it "plain$n" "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
   done
   for bin in "${BINS[@]}"; do
-    push_to "hooked-$(tag "$bin")"; c1=$(counts "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
-    push_to plain; c2=$(counts "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
+    push_to "hooked-$(tag "$bin")"; c1=$(counts "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
+    push_to plain; c2=$(counts "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
     report "push of $n reviewed commits to the hooked bare ($(tag "$bin"))" "hook$n$(tag "$bin")" "plain$n" "$c1" "$c2"
   done
 done
@@ -166,11 +169,11 @@ for _ in $(seq 1 "$ROUNDS"); do
   for bin in "${BINS[@]}"; do
     ppush "$bin"; time_it "ppush$(tag "$bin")" "$R/w" "$bin" push origin HEAD:main
   done
-  push_to "hooked-new"; time_it "gpush" "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
+  push_to "hooked-new"; time_it "gpush" "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
 done
 for bin in "${BINS[@]}"; do
   ppush "$bin"; c1=$(counts "$R/w" "$bin" push origin HEAD:main)
-  push_to "hooked-new"; c2=$(counts "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
+  push_to "hooked-new"; c2=$(counts "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
   report "probity push, 1 commit ($(tag "$bin"))" "ppush$(tag "$bin")" "gpush" "$c1" "$c2"
 done
 # The same with Probity's managed hooks installed in the clone (D-R79): the
@@ -178,9 +181,9 @@ done
 "$P" --cwd "$R/w" hooks install >/dev/null
 for _ in $(seq 1 "$ROUNDS"); do
   ppush "$P"; time_it "hpush" "$R/w" "$P" push origin HEAD:main
-  push_to "hooked-new"; time_it "gpush2" "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
+  push_to "hooked-new"; time_it "gpush2" "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
 done
 ppush "$P"; c1=$(counts "$R/w" "$P" push origin HEAD:main)
-push_to "hooked-new"; c2=$(counts "$R/w" "$GIT" push -q --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
+push_to "hooked-new"; c2=$(counts "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
 report "probity push, 1 commit, managed hook" "hpush" "gpush2" "$c1" "$c2"
 "$P" --cwd "$R/w" hooks uninstall >/dev/null
