@@ -709,6 +709,43 @@ impl Repo {
             .map(|(_, bytes, _)| bytes))
     }
 
+    /// [`Repo::read_path`] of each (rev, path), in order: the lookups in
+    /// one batch of the object reader, the blobs found in a second.
+    pub fn read_paths(
+        &self,
+        reads: &[(&str, &str)],
+        cap: usize,
+    ) -> Result<Vec<Option<Vec<u8>>>, GitError> {
+        // A path holding a newline is not askable on the reader's line
+        // protocol; no path Probity reads holds one.
+        let specs: Vec<String> = reads
+            .iter()
+            .filter(|(_, path)| !path.contains('\n'))
+            .map(|(rev, path)| format!("{rev}:{path}"))
+            .collect();
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        let mut found = self.objects_info(&specs)?.into_iter();
+        let blobs: Vec<Option<String>> = reads
+            .iter()
+            .map(|(_, path)| {
+                if path.contains('\n') {
+                    return None;
+                }
+                found
+                    .next()
+                    .flatten()
+                    .filter(|info| info.kind == "blob")
+                    .map(|info| info.oid)
+            })
+            .collect();
+        let ids: Vec<&str> = blobs.iter().flatten().map(String::as_str).collect();
+        let mut bytes = self.object_heads(&ids, cap + 1)?.into_iter();
+        Ok(blobs
+            .iter()
+            .map(|b| b.as_ref().and_then(|_| bytes.next()).map(|(b, _)| b))
+            .collect())
+    }
+
     /// Everything start needs (R2.1): trees, changed files with modes, line
     /// counts and leading content, and the intended untracked files.
     ///

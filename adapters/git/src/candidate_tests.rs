@@ -100,3 +100,38 @@ fn heads_error_comes_first_and_no_stand_in_is_left() {
         .count();
     assert_eq!(left, 0);
 }
+
+#[test]
+fn read_paths_answers_as_read_path_does_for_each() {
+    let f = Fixture::new().unwrap();
+    f.write("a.txt", "alpha\n").unwrap();
+    f.write("dir/b.txt", "beta beta beta\n").unwrap();
+    f.commit_all("base").unwrap();
+    let tree = String::from_utf8(f.git(&["rev-parse", "HEAD^{tree}"]).unwrap())
+        .unwrap()
+        .trim()
+        .to_string();
+    f.write("a.txt", "changed\n").unwrap();
+    f.commit_all("second").unwrap();
+    let repo = f.repo().unwrap();
+    let reads = [
+        (tree.as_str(), "a.txt"),
+        ("HEAD", "a.txt"),
+        (tree.as_str(), "dir"),
+        (tree.as_str(), "absent"),
+        (tree.as_str(), "dir/b.txt"),
+        (tree.as_str(), "a\nb"),
+        ("HEAD", "dir/b.txt"),
+    ];
+    for cap in [0, 3, 1024] {
+        let each: Vec<_> = reads
+            .iter()
+            .map(|(rev, path)| repo.read_path(rev, path, cap).unwrap())
+            .collect();
+        assert_eq!(repo.read_paths(&reads, cap).unwrap(), each, "cap {cap}");
+        assert_eq!(each[0].as_deref(), Some(&b"alpha\n"[..(cap + 1).min(6)]));
+        assert_eq!(each[1].as_deref(), Some(&b"changed\n"[..(cap + 1).min(8)]));
+        assert_eq!((&each[2], &each[3], &each[5]), (&None, &None, &None));
+    }
+    assert!(repo.read_paths(&[], 10).unwrap().is_empty());
+}

@@ -144,7 +144,8 @@ impl Repo {
     }
 
     /// The note of `commit` in the notes commit `notes`, as git reads it:
-    /// each fan-out path is asked of the object reader ([`crate::objects`]),
+    /// the fan-out paths are asked of the object reader
+    /// ([`crate::objects`], one batch),
     /// and every blob found is read, in path order, one after the other
     /// (a line break between), up to `cap + 1` bytes in all. A notes tree
     /// may hold one commit's note at two fan-out paths (`abcd…` and
@@ -157,8 +158,14 @@ impl Repo {
         cap: usize,
     ) -> Result<Option<Vec<u8>>, GitError> {
         let mut note: Option<Vec<u8>> = None;
-        for p in note_paths(commit) {
-            let Some(info) = self.object_info(&format!("{notes}:{p}"))? else {
+        // Every fan-out path in one round trip of the reader.
+        let specs: Vec<String> = note_paths(commit)
+            .iter()
+            .map(|p| format!("{notes}:{p}"))
+            .collect();
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        for info in self.objects_info(&specs)? {
+            let Some(info) = info else {
                 continue;
             };
             if info.kind != "blob" {

@@ -7,7 +7,9 @@
 //!   answer to every command, so each read is one request and one answer
 //!   on the same pipe. It runs in the same hermetic environment as every
 //!   other git (a server hook's quarantine kept), so it answers exactly what
-//!   a `git cat-file` started for the one read would.
+//!   a `git cat-file` started for the one read would. An answer about an
+//!   object named by its content is kept for the run and not asked again
+//!   (`memo`: within a bound, found objects only).
 //! - `DiffMemo`: the raw and numstat outputs of `diff-tree` for a pair of
 //!   trees, filled in one `git diff-tree --stdin` per kind for every pair a
 //!   caller announces ([`Repo::prefetch_diffs`]). Trees are named by their
@@ -21,6 +23,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::Repo;
 use crate::cmd::GitError;
+
+mod memo;
 
 const ARGS: &str = "cat-file --batch-command";
 
@@ -55,6 +59,9 @@ impl Drop for Running {
 #[derive(Default)]
 pub struct ObjectReader {
     running: Option<Running>,
+    memo: memo::Memo,
+    /// How many specs were asked of git (for the tests).
+    asked: u64,
 }
 
 impl std::fmt::Debug for ObjectReader {
@@ -101,12 +108,14 @@ impl ObjectReader {
         })
     }
 
-    /// Sends one command per spec (written by a second thread while the
-    /// answers are read, so neither pipe can fill and stall the other:
-    /// one round trip for the whole batch, not one per object) and reads
-    /// each answer: `None` for an object git does not have (`missing`,
-    /// `ambiguous`); for `contents`, at most `cap` leading bytes and
-    /// whether they are the whole object (the rest is read past).
+    /// Answers each spec: from the answers kept for the run ([`memo`])
+    /// where one answers it, otherwise from git, one command per spec
+    /// (written by a second thread while the answers are read, so neither
+    /// pipe can fill and stall the other: one round trip for the whole
+    /// batch, not one per object). `None` for an object git does not have
+    /// (`missing`, `ambiguous`); for `contents`, at most `cap` leading
+    /// bytes and whether they are the whole object (the rest is read
+    /// past).
     fn batch(
         &mut self,
         repo: &Repo,
@@ -114,10 +123,68 @@ impl ObjectReader {
         specs: &[&str],
         cap: usize,
     ) -> Result<Vec<Option<Answer>>, GitError> {
-        let request = crate::cmd::cat_file_input(ARGS, Some(command), specs)?;
-        if specs.is_empty() {
+        // Every spec is checked, kept answers or not.
+        crate::cmd::cat_file_input(ARGS, Some(command), specs)?;
+        let with_body = command == "contents";
+        let mut kept: Vec<Option<Option<Answer>>> = specs
+            .iter()
+            .map(|s| self.memo.answer(s, with_body, cap))
+            .collect();
+        // The lines asked (with_body, spec): each spec no kept answer
+        // answers, after `info` of the object its absence would be final
+        // under, when not seen yet (`Memo::witness`); `at` is each spec's
+        // line.
+        let mut lines: Vec<(bool, &str)> = Vec::new();
+        let mut witnesses = std::collections::BTreeSet::new();
+        let mut at = Vec::with_capacity(specs.len());
+        for (s, k) in specs.iter().zip(&kept) {
+            if k.is_some() {
+                at.push(None);
+                continue;
+            }
+            if let Some(w) = self.memo.witness(s)
+                && witnesses.insert(w)
+            {
+                lines.push((false, w));
+            }
+            at.push(Some(lines.len()));
+            lines.push((with_body, s));
+        }
+        let mut fresh = self.ask(repo, &lines, cap)?;
+        for ((body, spec), answer) in lines.iter().zip(&fresh) {
+            self.memo.keep(spec, answer.as_ref(), *body);
+        }
+        kept.iter_mut()
+            .zip(at)
+            .map(|(k, line)| match (k.take(), line) {
+                (Some(a), _) => Ok(a),
+                (None, Some(i)) => fresh
+                    .get_mut(i)
+                    .map(Option::take)
+                    .ok_or_else(|| parse("an answer short")),
+                (None, None) => Err(parse("an answer short")),
+            })
+            .collect()
+    }
+
+    /// Asks git each line (`contents` when its flag is set, `info`
+    /// otherwise) and reads the answers in order (see
+    /// [`ObjectReader::batch`]).
+    fn ask(
+        &mut self,
+        repo: &Repo,
+        lines: &[(bool, &str)],
+        cap: usize,
+    ) -> Result<Vec<Option<Answer>>, GitError> {
+        if lines.is_empty() {
             return Ok(Vec::new());
         }
+        let mut request = Vec::new();
+        for (body, spec) in lines {
+            let command = if *body { "contents" } else { "info" };
+            request.extend(crate::cmd::cat_file_input(ARGS, Some(command), &[spec])?);
+        }
+        self.asked += lines.len() as u64;
         if self.running.is_none() {
             self.running = Some(Self::start(repo)?);
         }
@@ -131,15 +198,14 @@ impl ObjectReader {
             ..
         } = run;
         let stdin = stdin.as_mut().ok_or_else(|| parse("stdin closed"))?;
-        let with_body = command == "contents";
         if request.len() <= 4096 {
             // A pipe holds at least a page: written whole without waiting
             // on git, then read (no thread for the common single read).
             stdin.write_all(&request)?;
             stdin.flush()?;
-            return specs
+            return lines
                 .iter()
-                .map(|_| read_answer(stdout, with_body, cap))
+                .map(|(body, _)| read_answer(stdout, *body, cap))
                 .collect();
         }
         std::thread::scope(|s| {
@@ -148,9 +214,9 @@ impl ObjectReader {
                 stdin.flush()
             });
             let read: Result<Vec<_>, GitError> = (|| {
-                let mut answers = Vec::with_capacity(specs.len());
-                for _ in specs {
-                    answers.push(read_answer(stdout, with_body, cap)?);
+                let mut answers = Vec::with_capacity(lines.len());
+                for (body, _) in lines {
+                    answers.push(read_answer(stdout, *body, cap)?);
                 }
                 Ok(answers)
             })();
@@ -444,6 +510,12 @@ impl Repo {
             reader.running = None;
         }
         answer
+    }
+
+    /// How many specs the object reader has asked git so far.
+    #[cfg(test)]
+    pub(crate) fn object_requests(&self) -> u64 {
+        self.shared().reader.lock().map_or(0, |r| r.asked)
     }
 
     /// Leading bytes of objects by id (at most `cap` each, and whether that

@@ -484,31 +484,37 @@ fn tree_facts<G: GitPort + ?Sized>(
 /// The auto-run configurations of `trees` whose references the newest
 /// risk policy reads (D-R135): each path
 /// [`RiskPolicy::reference_configs`] names, read from each tree through
-/// [`GitPort::read_path`] (no process of its own: the object reader
-/// already running), at most [`RiskPolicy::MAX_CONFIG_BYTES`] of it (a
+/// [`GitPort::read_paths`] (no process of its own: the object reader
+/// already running, asked once for them all), at most [`RiskPolicy::MAX_CONFIG_BYTES`] of it (a
 /// longer one passed as not complete, which names every changed file).
 pub(crate) fn run_configs<G: GitPort + ?Sized>(
     git: &G,
     trees: &[&TreeId],
 ) -> Result<Vec<RunConfig>, ReviewError> {
     let cap = RiskPolicy::MAX_CONFIG_BYTES;
+    // The policy's own paths, all valid repository paths.
+    let names: Vec<(&str, RepoPath)> = RiskPolicy::newest()
+        .reference_configs()
+        .iter()
+        .filter_map(|name| Some((name.as_ref(), RepoPath::parse(name).ok()?)))
+        .collect();
+    let reads: Vec<(&TreeId, &str)> = trees
+        .iter()
+        .flat_map(|tree| names.iter().map(move |(name, _)| (*tree, *name)))
+        .collect();
+    let read = git.read_paths(&reads, cap)?;
+    let paths = trees.iter().flat_map(|_| names.iter().map(|(_, p)| p));
     let mut out = Vec::new();
-    for tree in trees {
-        for name in RiskPolicy::newest().reference_configs() {
-            // The policy's own paths, all valid repository paths.
-            let Ok(path) = RepoPath::parse(name) else {
-                continue;
-            };
-            let Some(mut bytes) = git.read_path(tree, name, cap)? else {
-                continue;
-            };
-            let complete = bytes.len() <= cap;
-            bytes.truncate(cap);
-            out.push(RunConfig {
-                path,
-                content: CandidateContent::Bytes { bytes, complete },
-            });
-        }
+    for (path, bytes) in paths.zip(read) {
+        let Some(mut bytes) = bytes else {
+            continue;
+        };
+        let complete = bytes.len() <= cap;
+        bytes.truncate(cap);
+        out.push(RunConfig {
+            path: path.clone(),
+            content: CandidateContent::Bytes { bytes, complete },
+        });
     }
     Ok(out)
 }

@@ -111,6 +111,19 @@ pub trait GitPort {
         path: &str,
         cap: usize,
     ) -> Result<Option<Vec<u8>>, AdapterError>;
+    /// [`GitPort::read_path`] of each (tree, path), in order. An adapter
+    /// that can ask them at once overrides it (the git adapter: one round
+    /// trip of its object reader for the lookups, one for the contents).
+    fn read_paths(
+        &self,
+        reads: &[(&TreeId, &str)],
+        cap: usize,
+    ) -> Result<Vec<Option<Vec<u8>>>, AdapterError> {
+        reads
+            .iter()
+            .map(|(tree, path)| self.read_path(tree, path, cap))
+            .collect()
+    }
     /// The number of lines of a path in a tree; `None` when absent.
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError>;
     /// Keeps a lineage's frozen trees from garbage collection (R10.6), when
