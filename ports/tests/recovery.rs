@@ -19,8 +19,8 @@ use probity_core::review::{DISPUTE_DOMAIN, PreflightError, Stage, StateRecord, T
 use probity_core::review::{FindingId, LineageId, NonBlank};
 use probity_core::review::{PreservedError, preserve};
 use probity_ports::review::{
-    self as drivers, CommitGit, Delivery, DisputeInput, ReceiptStore, Repaired, ResultStore,
-    ReviewError, StoreError, Submitted,
+    self as drivers, CommitGit, Delivery, DisputeInput, ReceiptStore, RecordStore, Repaired,
+    ResultStore, ReviewError, StoreError, Submitted,
 };
 use probity_testkit::{FakeGit, FixedClock, InMemoryStore, documents, verdict};
 
@@ -784,4 +784,38 @@ fn a_crash_at_a_dispute_or_an_invalidation_leaves_the_last_committed_state() {
     assert_eq!(store.dump(), held);
     let invalidated = drivers::invalidate(&store, &l, reason).unwrap();
     assert_eq!(invalidated.state().stage().name(), "invalidated");
+}
+
+/// The in-memory store keeps the records it parsed (issue 24, D-R151):
+/// a load of the same bytes is the same record, and any other bytes,
+/// another lineage's valid record included, are read again and refused
+/// as before.
+#[test]
+fn a_record_read_before_does_not_hide_new_bytes() {
+    let w = world();
+    let l = w.approve().state().lineage_id().clone();
+    let first = w.store.load(&l).unwrap().unwrap();
+    assert_eq!(w.store.load(&l).unwrap().unwrap(), first);
+    let git = FakeGit::with_base(&[("src/other.rs", BASE)]).unwrap();
+    git.write("src/other.rs", CHANGE).unwrap();
+    let second = drivers::start(&git, &w.store, &w.clock, Lens::Reliability)
+        .unwrap()
+        .record;
+    let l2 = second.state().lineage_id().clone();
+    assert_eq!(w.store.load(&l2).unwrap().unwrap(), second);
+    // l's file now holds l2's record: parsed, and refused for its lineage.
+    w.store.overwrite_state(&l, second.to_bytes().unwrap());
+    let err = w.store.load(&l).unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Malformed { detail, .. } if detail.contains("holds lineage")),
+        "{err:?}"
+    );
+    // Its own bytes again: the same record.
+    w.store.overwrite_state(&l, first.to_bytes().unwrap());
+    assert_eq!(w.store.load(&l).unwrap().unwrap(), first);
+    w.store.overwrite_state(&l, b"{}".to_vec());
+    assert!(matches!(
+        w.store.load(&l),
+        Err(StoreError::Corrupted { .. })
+    ));
 }

@@ -105,6 +105,34 @@ struct Mem {
     /// `evidence/<lineage>.json`: the command evidence documents its
     /// checks produced, sorted and unique.
     evidence: BTreeMap<LineageId, Vec<CommandEvidenceDocument>>,
+    /// Records as read or written, with their bytes (no file of the file
+    /// store's; shared by a staged copy).
+    decoded: Decoded,
+}
+
+/// Each lineage's record as last read or written, with its bytes (issue
+/// 24): a load of the same bytes again is a copy of the record, not a
+/// parse and a canonical check (the server hook read each record of a
+/// stack several times, and parsed each it had just written). Any other
+/// bytes, however written, miss it and are parsed.
+#[derive(Debug, Default, Clone)]
+struct Decoded(std::sync::Arc<Mutex<ByLineage>>);
+
+/// Each lineage's bytes and the record parsed from them.
+type ByLineage = BTreeMap<LineageId, (Vec<u8>, StateRecord)>;
+
+impl Decoded {
+    fn get(&self, lineage: &LineageId, bytes: &[u8]) -> Option<StateRecord> {
+        let held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        held.get(lineage)
+            .filter(|(b, _)| b.as_slice() == bytes)
+            .map(|(_, r)| r.clone())
+    }
+
+    fn put(&self, lineage: &LineageId, bytes: &[u8], record: &StateRecord) {
+        let mut held = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        held.insert(lineage.clone(), (bytes.to_vec(), record.clone()));
+    }
 }
 
 /// The in-memory review store. `Sync`: drivers that run lenses on threads
@@ -402,6 +430,9 @@ impl Mem {
         let Some(bytes) = self.states.get(lineage) else {
             return Ok(None);
         };
+        if let Some(record) = self.decoded.get(lineage, bytes) {
+            return Ok(Some(record));
+        }
         let record = StateRecord::from_bytes(bytes).map_err(corrupted(state_path(lineage)))?;
         if record.state().lineage_id() != lineage {
             return Err(StoreError::Malformed {
@@ -409,6 +440,7 @@ impl Mem {
                 detail: format!("holds lineage {}", record.state().lineage_id()),
             });
         }
+        self.decoded.put(lineage, bytes, &record);
         Ok(Some(record))
     }
 

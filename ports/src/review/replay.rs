@@ -18,6 +18,7 @@ use probity_core::review::{
 };
 use probity_core::review::{CommitId, RangeCommit, RepoPath, TreeId};
 
+use super::note_cache::{Checked, NoteCache};
 use super::*;
 
 /// How many earlier commits noted with one lineage the replay check reads.
@@ -193,10 +194,14 @@ impl<G: RangeGit> Ancestry<'_, G> {
 }
 
 /// Whether an earlier delivery carried an approval's change (core's
-/// [`delivers_the_approved_change`]), each pair of spans asked of git once.
+/// [`delivers_the_approved_change`]), each pair of spans asked of git once;
+/// and what [`delivered_another`] answered for a commit and its span, each
+/// asked once (its note read, parsed and checked once per push, not once
+/// per delivery of a stack that may meet it).
 #[derive(Default)]
 struct Carried {
     known: std::collections::BTreeMap<(Span, Span), bool>,
+    delivered: std::collections::BTreeMap<(CommitId, Span), bool>,
 }
 
 /// A span of two trees: a delivery's (parent tree, tree), an approval's
@@ -331,6 +336,31 @@ fn delivered_another<G, P>(
     trees: &(TreeId, TreeId),
     signature_policy: &P,
     carried: &mut Carried,
+    cache: &mut NoteCache,
+) -> Result<bool, TransportError>
+where
+    G: GitPort + ExportGit + ManifestGit + NotesGit,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
+    let key = (commit.clone(), trees.clone());
+    if let Some(k) = carried.delivered.get(&key) {
+        return Ok(*k);
+    }
+    let k = delivered_another_read(git, notes, commit, trees, signature_policy, carried, cache)?;
+    carried.delivered.insert(key, k);
+    Ok(k)
+}
+
+/// [`delivered_another`] read from the note: its lines parsed, checked
+/// and judged through the gate's `cache` (as the import read them).
+fn delivered_another_read<G, P>(
+    git: &G,
+    notes: &CommitId,
+    commit: &CommitId,
+    trees: &(TreeId, TreeId),
+    signature_policy: &P,
+    carried: &mut Carried,
+    cache: &mut NoteCache,
 ) -> Result<bool, TransportError>
 where
     G: GitPort + ExportGit + ManifestGit + NotesGit,
@@ -339,21 +369,20 @@ where
     let Some(bytes) = git.read_note(notes, commit, MAX_NOTE_BYTES)? else {
         return Ok(false);
     };
-    let bundles: Vec<Bundle> = note_lines(&bytes)
-        .unwrap_or_default()
-        .into_iter()
-        .filter_map(|l| Bundle::from_bytes(l).ok())
-        .collect();
-    let all: Vec<&Bundle> = bundles.iter().collect();
-    for b in &bundles {
+    let note = cache.parsed(bytes);
+    let Ok(lines) = &note.lines else {
+        return Ok(false);
+    };
+    for (i, line) in lines.iter().enumerate() {
+        let Ok(b) = line else { continue };
         let Some(span) = probity_core::review::approved_change(b) else {
             continue;
         };
-        if signature_policy(&with_note_attestations(b, &all)).is_err() {
+        if note.judge(b, signature_policy).is_err() {
             continue;
         }
         if (span == *trees || carried.carries(git, trees, &span)?)
-            && super::transport::check_repo(git, b).is_ok()
+            && matches!(note.check(git, i, b)?, Checked::Passed)
         {
             return Ok(true);
         }
@@ -503,6 +532,7 @@ pub(super) fn replayed<G, S, P>(
     judged: &[&ReceiveUpdate],
     decision: &GateDecision,
     signature_policy: &P,
+    cache: &mut NoteCache,
 ) -> Result<Option<ReceiveDenial>, TransportError>
 where
     G: GitPort + CommitGit + RangeGit + ExportGit + ManifestGit + NotesGit,
@@ -752,6 +782,7 @@ where
                                 prior_trees,
                                 signature_policy,
                                 &mut carried,
+                                cache,
                             )?);
                     // A commit of the history window whose note names no
                     // approval it delivered is asked too (D-R141, at the
@@ -782,6 +813,7 @@ where
                                         prior_trees,
                                         signature_policy,
                                         &mut carried,
+                                        cache,
                                     )?
                                     && carried.carries(git, prior_trees, a)?
                             }

@@ -627,7 +627,15 @@ where
             }
         }
     }
-    let read = import_notes(git, scratch, notes.as_ref(), &seen, &signature_policy)?;
+    let mut cache = NoteCache::default();
+    let read = import_notes_with(
+        git,
+        scratch,
+        notes.as_ref(),
+        &seen,
+        &signature_policy,
+        &mut cache,
+    )?;
     let boundary = PushBoundary::Updates {
         remote,
         updates: judged.iter().map(|u| u.as_push()).collect(),
@@ -642,8 +650,15 @@ where
     }
     if decision.allows()
         && let Some(n) = &notes
-        && let Some(d) =
-            super::replay::replayed(git, scratch, n, &judged, &decision, &signature_policy)?
+        && let Some(d) = super::replay::replayed(
+            git,
+            scratch,
+            n,
+            &judged,
+            &decision,
+            &signature_policy,
+            &mut cache,
+        )?
     {
         return Ok(PreReceive::Denied(d));
     }
@@ -752,6 +767,25 @@ where
     S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
+    let mut cache = NoteCache::default();
+    import_notes_with(git, scratch, notes, commits, signature_policy, &mut cache)
+}
+
+/// [`import_notes`] parsing notes through `cache`, which a gate shares
+/// with its replay check (each note parsed and checked once per push).
+fn import_notes_with<G, S, P>(
+    git: &G,
+    scratch: &S,
+    notes: Option<&CommitId>,
+    commits: &[CommitId],
+    signature_policy: &P,
+    cache: &mut NoteCache,
+) -> Result<Vec<NoteAuthority>, TransportError>
+where
+    G: GitPort + CommitGit + RangeGit + ExportGit + ManifestGit + NotesGit,
+    S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore,
+    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+{
     // (the note's reading, the lines left for a later pass with their
     // rank): a later pass reads the note again, from the cache while it
     // holds it, so no more than the cache's bound of notes is held.
@@ -759,8 +793,7 @@ where
     let Some(n) = notes else {
         return Ok(Vec::new());
     };
-    let mut cache = NoteCache::default();
-    announce_note_diffs(git, n, commits, &mut cache)?;
+    announce_note_diffs(git, n, commits, cache)?;
     for commit in commits {
         let Some(bytes) = git.read_note(n, commit, MAX_NOTE_BYTES)? else {
             continue;
@@ -919,7 +952,15 @@ where
         listed.into_iter().map(|c| c.commit).collect()
     };
     let notes = git.notes_tip()?;
-    let read = import_notes(git, scratch, notes.as_ref(), &commits, &signature_policy)?;
+    let mut cache = NoteCache::default();
+    let read = import_notes_with(
+        git,
+        scratch,
+        notes.as_ref(),
+        &commits,
+        &signature_policy,
+        &mut cache,
+    )?;
     let pr = validate_pre_pr(git, scratch, base, head)?;
     if let Some(r) = notes_denial(pr.decision.allows(), &read) {
         return Ok(Err(ReceiveDenial::of_refused(r)));
@@ -937,9 +978,15 @@ where
             new: Some(head_c.clone()),
             refname: head.to_string(),
         };
-        if let Some(d) =
-            super::replay::replayed(git, scratch, n, &[&merged], &pr.decision, &signature_policy)?
-        {
+        if let Some(d) = super::replay::replayed(
+            git,
+            scratch,
+            n,
+            &[&merged],
+            &pr.decision,
+            &signature_policy,
+            &mut cache,
+        )? {
             return Ok(Err(d));
         }
     }
