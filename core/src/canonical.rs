@@ -104,7 +104,106 @@ pub fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Cano
 /// RFC 8785 bytes of an already-built JSON value.
 pub fn canonical_value_bytes(v: &Value) -> Result<Vec<u8>, CanonicalError> {
     check_numbers(v, &mut String::from("$"))?;
+    let mut out = Vec::new();
+    if write_plain(v, &mut out) {
+        return Ok(out);
+    }
     serde_json_canonicalizer::to_vec(v).map_err(|e| CanonicalError::NotJson(e.to_string()))
+}
+
+/// Writes `v` in RFC 8785's form where that needs no reordering (issue 24:
+/// the general canonicalizer buffers and sorts every object, a fifth of
+/// the server hook's own time): integers in decimal, strings with the
+/// RFC's escapes, and objects whose keys are ASCII (so their byte order
+/// is their UTF-16 order) and met in strictly ascending order (as
+/// `serde_json`'s ordered map yields them). `false`, with `out` left
+/// partial, for anything else (a float, a key beyond ASCII, a map in
+/// another order), which the general canonicalizer then writes whole.
+/// The two agree on every value (`canonical::tests`, and the property
+/// in `proptests/tests/canonical.rs`).
+fn write_plain(v: &Value, out: &mut Vec<u8>) -> bool {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.extend_from_slice(i.to_string().as_bytes());
+            } else if let Some(u) = n.as_u64() {
+                out.extend_from_slice(u.to_string().as_bytes());
+            } else {
+                return false;
+            }
+        }
+        Value::String(s) => write_string(s, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                if !write_plain(item, out) {
+                    return false;
+                }
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            let mut previous: Option<&str> = None;
+            for (i, (key, item)) in map.iter().enumerate() {
+                if !key.is_ascii() || previous.is_some_and(|p| p >= key.as_str()) {
+                    return false;
+                }
+                previous = Some(key);
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_string(key, out);
+                out.push(b':');
+                if !write_plain(item, out) {
+                    return false;
+                }
+            }
+            out.push(b'}');
+        }
+    }
+    true
+}
+
+/// A string as RFC 8785 writes it (section 3.2.2.2): `"` and `\`
+/// escaped, the five control characters with a short escape written so,
+/// every other one below U+0020 as `\u00hh` in lowercase hexadecimal, and
+/// everything else as is.
+fn write_string(s: &str, out: &mut Vec<u8>) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    out.push(b'"');
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x09 => b"\\t",
+            0x0a => b"\\n",
+            0x0c => b"\\f",
+            0x0d => b"\\r",
+            0x00..=0x1f => &[],
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if short.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xf)]);
+        } else {
+            out.extend_from_slice(short);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
 }
 
 /// Canonical bytes hashed under a domain.
@@ -290,6 +389,30 @@ mod tests {
             canonical_value_bytes(&v).unwrap(),
             br#"{"a":[true,null,"x"],"b":1}"#
         );
+    }
+
+    #[test]
+    fn the_plain_writer_agrees_with_the_canonicalizer_at_the_edges() {
+        let every_low: String = (0u8..0x20).map(char::from).collect();
+        for v in [
+            json!({"s": every_low, "q": "\"\\/\u{7f}\u{2028}\u{e9}\u{1F600}"}),
+            json!({"\u{e9}": 1, "z": 2, "a": {"\u{1F600}": [], "\u{ff61}": {}}}),
+            json!({"\n\u{0}": [9007199254740991_i64, -9007199254740991_i64, 0, -1]}),
+            json!([[], {}, "", null, true, false]),
+            json!({"": {"": ""}}),
+        ] {
+            assert_eq!(
+                canonical_value_bytes(&v).unwrap(),
+                serde_json_canonicalizer::to_vec(&v).unwrap(),
+                "{v}"
+            );
+        }
+        // Only ASCII keys in order are written without the canonicalizer.
+        let mut out = Vec::new();
+        assert!(!write_plain(&json!({"\u{e9}": 1}), &mut out));
+        let mut out = Vec::new();
+        assert!(write_plain(&json!({"b": "\u{1F600}", "a": 1}), &mut out));
+        assert_eq!(out, "{\"a\":1,\"b\":\"\u{1F600}\"}".as_bytes());
     }
 
     #[test]

@@ -95,6 +95,26 @@ proptest! {
         prop_assert_eq!(canonical_value_bytes(&again).unwrap(), ca);
     }
 
+    /// The writer that needs no reordering (issue 24) writes exactly what
+    /// the general RFC 8785 canonicalizer writes, on values it takes (ASCII
+    /// keys, any string) and on those it leaves to it (keys beyond ASCII).
+    #[test]
+    fn canonical_bytes_are_the_canonicalizers(
+        j in json_strategy(),
+        text in "[\\u{0}-\\u{1f}\"\\\\ a\\u{7f}\\u{e9}\\u{2028}\\u{1F600}]{0,12}",
+        key in "[\\u{0}-\\u{7f}]{0,6}",
+    ) {
+        let inner: Value = serde_json::from_str(&render(&j, true)).unwrap();
+        let mut map = serde_json::Map::new();
+        map.insert(key, Value::Array(vec![inner, Value::String(text.clone())]));
+        map.insert(text, Value::Null);
+        let v = Value::Object(map);
+        prop_assert_eq!(
+            canonical_value_bytes(&v).unwrap(),
+            serde_json_canonicalizer::to_vec(&v).unwrap()
+        );
+    }
+
     #[test]
     fn budget_formula(n in any::<u64>()) {
         let b = correction_budget(n);
