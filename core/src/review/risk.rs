@@ -355,7 +355,11 @@ const POLICY_V6_JSON: &str = include_str!("../../policy/risk-policy-v6.json");
 struct Builtin {
     policy: RiskPolicy,
     hash: Sha256Digest,
-    scan: Scan,
+    /// Built the first time the policy classifies (issue 24: a gate
+    /// finding a record's policy by its digest needs the digests of all
+    /// six, not their automata; building them all cost every
+    /// `validate` about 3 ms).
+    scan: std::sync::OnceLock<Scan>,
 }
 
 // The embedded policies are compile-time constants covered by tests; a
@@ -364,8 +368,11 @@ struct Builtin {
 fn builtin(json: &str, domain: Domain) -> Builtin {
     let policy: RiskPolicy = serde_json::from_str(json).expect("embedded risk policy parses");
     let hash = canonical_digest(domain, &policy).expect("embedded risk policy is canonical");
-    let scan = Scan::of(&policy);
-    Builtin { policy, hash, scan }
+    Builtin {
+        policy,
+        hash,
+        scan: std::sync::OnceLock::new(),
+    }
 }
 
 static POLICY_V1: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V1_JSON, POLICY_DOMAIN));
@@ -641,7 +648,7 @@ impl RiskPolicy {
             .into_iter()
             .find(|b| std::ptr::eq(self, &b.policy))
         {
-            Some(b) => &b.scan,
+            Some(b) => b.scan.get_or_init(|| Scan::of(&b.policy)),
             None => {
                 own = Scan::of(self);
                 &own

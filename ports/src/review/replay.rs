@@ -346,48 +346,34 @@ where
     if let Some(k) = carried.delivered.get(&key) {
         return Ok(*k);
     }
-    let k = delivered_another_read(git, notes, commit, trees, signature_policy, carried, cache)?;
+    // Read from the note: its lines parsed, checked and judged through the
+    // gate's `cache` (as the import read them).
+    let k = 'read: {
+        let Some(bytes) = git.read_note(notes, commit, MAX_NOTE_BYTES)? else {
+            break 'read false;
+        };
+        let note = cache.parsed(bytes);
+        let Ok(lines) = &note.lines else {
+            break 'read false;
+        };
+        for (i, line) in lines.iter().enumerate() {
+            let Ok(b) = line else { continue };
+            let Some(span) = probity_core::review::approved_change(b) else {
+                continue;
+            };
+            if note.judge(b, signature_policy).is_err() {
+                continue;
+            }
+            if (span == *trees || carried.carries(git, trees, &span)?)
+                && matches!(note.check(git, i, b)?, Checked::Passed)
+            {
+                break 'read true;
+            }
+        }
+        false
+    };
     carried.delivered.insert(key, k);
     Ok(k)
-}
-
-/// [`delivered_another`] read from the note: its lines parsed, checked
-/// and judged through the gate's `cache` (as the import read them).
-fn delivered_another_read<G, P>(
-    git: &G,
-    notes: &CommitId,
-    commit: &CommitId,
-    trees: &(TreeId, TreeId),
-    signature_policy: &P,
-    carried: &mut Carried,
-    cache: &mut NoteCache,
-) -> Result<bool, TransportError>
-where
-    G: GitPort + ExportGit + ManifestGit + NotesGit,
-    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
-{
-    let Some(bytes) = git.read_note(notes, commit, MAX_NOTE_BYTES)? else {
-        return Ok(false);
-    };
-    let note = cache.parsed(bytes);
-    let Ok(lines) = &note.lines else {
-        return Ok(false);
-    };
-    for (i, line) in lines.iter().enumerate() {
-        let Ok(b) = line else { continue };
-        let Some(span) = probity_core::review::approved_change(b) else {
-            continue;
-        };
-        if note.judge(b, signature_policy).is_err() {
-            continue;
-        }
-        if (span == *trees || carried.carries(git, trees, &span)?)
-            && matches!(note.check(git, i, b)?, Checked::Passed)
-        {
-            return Ok(true);
-        }
-    }
-    Ok(false)
 }
 
 /// Whether an earlier delivery noted with an approval composed it (a
