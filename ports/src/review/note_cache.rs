@@ -34,7 +34,8 @@ pub(super) struct ParsedNote {
 /// A refusal's stable code and its text.
 type Refused = (&'static str, String);
 
-/// The policy's answers by (lineage, the records' canonical bytes).
+/// The policy's answers by (lineage, the canonical bytes of the bundle it
+/// judged, the note's signatures merged in).
 type Judged = std::collections::BTreeMap<(LineageId, Vec<u8>), Result<(), ReceiveDenial>>;
 
 /// What `check_repo` answered for one line's bundle.
@@ -120,16 +121,22 @@ impl ParsedNote {
         policy: &P,
     ) -> Result<(), ReceiveDenial> {
         let siblings = self.bundles();
-        let Ok(records) = probity_core::canonical::canonical_bytes(&b.records) else {
-            return policy(&with_note_attestations(b, &siblings));
+        let input = with_note_attestations(b, &siblings);
+        // Keyed by the policy's whole input, a cache, never a digest
+        // anything else reads: lines that differ only in their signatures
+        // are one input (the note's signatures are merged), and lines that
+        // differ in anything the policy may read (the required checks read
+        // the evidence) are judged each on its own (review of D-R151: keyed
+        // by the records alone, a twin without evidence judged first
+        // answered for one with it).
+        let Ok(bytes) = probity_core::canonical::canonical_bytes(&input) else {
+            return policy(&input);
         };
-        // Keyed by the records' own bytes: a cache, never a digest anything
-        // else reads.
-        let key = (b.lineage_id.clone(), records);
+        let key = (b.lineage_id.clone(), bytes);
         if let Some(answer) = self.judged.borrow().get(&key) {
             return answer.clone();
         }
-        let answer = policy(&with_note_attestations(b, &siblings));
+        let answer = policy(&input);
         self.judged.borrow_mut().insert(key, answer.clone());
         answer
     }
@@ -162,5 +169,62 @@ impl NoteCache {
             self.notes.insert(p.bytes.clone(), p.clone());
         }
         p
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The approved bundle the goldens pin.
+    fn bundle() -> Bundle {
+        let snap = include_str!("../../../golden/tests/snapshots/review__bundle_approved.snap");
+        let body = snap
+            .splitn(3, "---\n")
+            .nth(2)
+            .unwrap_or_default()
+            .trim_end();
+        Bundle::from_bytes(body.as_bytes()).unwrap()
+    }
+
+    fn note(lines: Vec<Bundle>) -> ParsedNote {
+        ParsedNote {
+            bytes: Vec::new(),
+            lines: Ok(lines.into_iter().map(Ok).collect()),
+            checked: std::cell::RefCell::default(),
+            judged: std::cell::RefCell::default(),
+        }
+    }
+
+    /// Two lines of one lineage with the same records, one without what
+    /// the policy reads: each judged on its own, whichever comes first;
+    /// the same input is judged once.
+    #[test]
+    fn a_line_is_judged_on_its_whole_input_once() {
+        let with = bundle();
+        assert!(!with.receipts.is_empty());
+        let mut without = with.clone();
+        without.receipts.clear();
+        let calls = std::cell::Cell::new(0);
+        let policy = |b: &Bundle| {
+            calls.set(calls.get() + 1);
+            if b.receipts.is_empty() {
+                Err(ReceiveDenial {
+                    reason_code: "check_missing".into(),
+                    refname: "refs/heads/main".into(),
+                    commit: None,
+                    message: "no receipt".into(),
+                    next_action: "repair",
+                })
+            } else {
+                Ok(())
+            }
+        };
+        let n = note(vec![without.clone(), with.clone()]);
+        assert!(n.judge(&without, &policy).is_err());
+        assert!(n.judge(&with, &policy).is_ok());
+        assert!(n.judge(&with, &policy).is_ok());
+        assert!(n.judge(&without, &policy).is_err());
+        assert_eq!(calls.get(), 2);
     }
 }
