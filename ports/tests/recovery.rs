@@ -228,11 +228,7 @@ fn repair_retires_the_only_corrupted_record_keeping_its_bytes_in_quarantine() {
     assert_not_anomalous(&w, &l, RepairClass::ReceiptMismatch);
 
     // Two corrupted records are a systemic failure, not one to quarantine.
-    let git = FakeGit::with_base(&[("src/other.rs", BASE)]).unwrap();
-    git.write("src/other.rs", CHANGE).unwrap();
-    let second = drivers::start(&git, &w.store, &w.clock, Lens::Reliability)
-        .unwrap()
-        .record;
+    let second = second_review(&w);
     let l2 = second.state().lineage_id().clone();
     w.store.overwrite_state(&l2, b"{}".to_vec());
     let held = w.store.dump();
@@ -796,11 +792,7 @@ fn a_record_read_before_does_not_hide_new_bytes() {
     let l = w.approve().state().lineage_id().clone();
     let first = w.store.load(&l).unwrap().unwrap();
     assert_eq!(w.store.load(&l).unwrap().unwrap(), first);
-    let git = FakeGit::with_base(&[("src/other.rs", BASE)]).unwrap();
-    git.write("src/other.rs", CHANGE).unwrap();
-    let second = drivers::start(&git, &w.store, &w.clock, Lens::Reliability)
-        .unwrap()
-        .record;
+    let second = second_review(&w);
     let l2 = second.state().lineage_id().clone();
     assert_eq!(w.store.load(&l2).unwrap().unwrap(), second);
     // l's file now holds l2's record: parsed, and refused for its lineage.
@@ -818,4 +810,13 @@ fn a_record_read_before_does_not_hide_new_bytes() {
         w.store.load(&l),
         Err(StoreError::Corrupted { .. })
     ));
+}
+
+/// A second review in `w`'s store, of another repository's change.
+fn second_review(w: &World) -> StateRecord {
+    let git = FakeGit::with_base(&[("src/other.rs", BASE)]).unwrap();
+    git.write("src/other.rs", CHANGE).unwrap();
+    drivers::start(&git, &w.store, &w.clock, Lens::Reliability)
+        .unwrap()
+        .record
 }

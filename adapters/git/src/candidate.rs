@@ -693,20 +693,7 @@ impl Repo {
         path: &str,
         cap: usize,
     ) -> Result<Option<Vec<u8>>, GitError> {
-        if path.contains('\n') {
-            // Not askable on the reader's line protocol; no path Probity
-            // reads holds one.
-            return Ok(None);
-        }
-        let Some(info) = self.object_info(&format!("{rev}:{path}"))? else {
-            return Ok(None);
-        };
-        if info.kind != "blob" {
-            return Ok(None);
-        }
-        Ok(self
-            .object_head(&info.oid, cap + 1)?
-            .map(|(_, bytes, _)| bytes))
+        Ok(self.read_paths(&[(rev, path)], cap)?.pop().flatten())
     }
 
     /// [`Repo::read_path`] of each (rev, path), in order: the lookups in

@@ -129,6 +129,20 @@ fn read_paths_answers_as_read_path_does_for_each() {
             .map(|(rev, path)| repo.read_path(rev, path, cap).unwrap())
             .collect();
         assert_eq!(repo.read_paths(&reads, cap).unwrap(), each, "cap {cap}");
+        // git's own bytes, at most cap + 1 of them, for every blob found.
+        for ((rev, path), read) in reads.iter().zip(&each) {
+            if let Some(bytes) = read {
+                let mut git = f
+                    .git(&["cat-file", "blob", &format!("{rev}:{path}")])
+                    .unwrap();
+                git.truncate(cap + 1);
+                assert_eq!(bytes, &git, "{rev}:{path}");
+            }
+        }
+        assert_eq!(
+            each[4].as_deref(),
+            Some(&b"beta beta beta\n"[..(cap + 1).min(15)])
+        );
         assert_eq!(each[0].as_deref(), Some(&b"alpha\n"[..(cap + 1).min(6)]));
         assert_eq!(each[1].as_deref(), Some(&b"changed\n"[..(cap + 1).min(8)]));
         assert_eq!((&each[2], &each[3], &each[5]), (&None, &None, &None));
