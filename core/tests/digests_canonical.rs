@@ -158,6 +158,10 @@ const RAW_SITES: &[(&str, &str)] = &[
         "adapters/git/src/loose.rs",
         "a loose object's bytes hashed as git names objects (a SHA-256 repository), to know it is the object its id says (D-R148)",
     ),
+    (
+        "adapters/git/src/worktree.rs",
+        "a work-tree file's bytes hashed as git names a blob (a SHA-256 repository), the id `add` would give it (D-R152)",
+    ),
 ];
 
 /// The crates whose shipped code is read (the test kit and fuzz targets

@@ -175,9 +175,59 @@ fn counted(cwd: &Path, tools: &Path, args: &[&str]) -> (Run, Vec<String>) {
     (r, take(&counter))
 }
 
+/// Every entry under `dir` (the work tree and the git directory with it):
+/// its path, type, length and modification time. A file written, even
+/// one written then removed (its directory's time), shows.
+fn disk_state(dir: &Path) -> Vec<(PathBuf, bool, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let m = std::fs::symlink_metadata(&d).unwrap();
+        out.push((d.clone(), true, m.len(), m.modified().unwrap()));
+        for e in std::fs::read_dir(&d).unwrap() {
+            let e = e.unwrap();
+            let m = e.metadata().unwrap();
+            if m.is_dir() {
+                stack.push(e.path());
+            } else {
+                out.push((e.path(), false, m.len(), m.modified().unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 #[test]
-fn the_pre_commit_gate_runs_one_git_and_writes_nothing() {
+fn the_pre_commit_gate_runs_no_git_and_writes_nothing() {
     let f = medium_change();
+    let inputs = tempfile::tempdir().unwrap();
+    approve_live(f.root(), inputs.path());
+    let tools = tempfile::tempdir().unwrap();
+    let before = store_snapshot(&f);
+    let index = std::fs::read(f.root().join(".git/index")).unwrap();
+    let disk = disk_state(f.root());
+    let (r, runs) = counted(
+        f.root(),
+        tools.path(),
+        &["validate", "--gate", "pre-commit"],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["decision"], "allow", "{}", r.stdout);
+    // Discovery and HEAD's tree are read in-process (D-R142), and so is
+    // the live candidate, whose tree the store already holds (D-R152): no
+    // `add -A` on a stand-in index, no `write-tree`.
+    assert!(runs.is_empty(), "{} gits: {runs:#?}", runs.len());
+    assert!(store_snapshot(&f) == before, "the gate wrote to the store");
+    assert_eq!(std::fs::read(f.root().join(".git/index")).unwrap(), index);
+    assert!(disk_state(f.root()) == disk, "the gate wrote to the disk");
+}
+
+#[test]
+fn a_pre_commit_gate_git_must_answer_runs_one_git_and_writes_nothing_lasting() {
+    // Attributes: git's to apply (D-R152), so `add -A` on a stand-in runs.
+    let f = medium_change();
+    f.write(".gitattributes", "*.rs text\n").unwrap();
     let inputs = tempfile::tempdir().unwrap();
     approve_live(f.root(), inputs.path());
     let tools = tempfile::tempdir().unwrap();
@@ -190,10 +240,8 @@ fn the_pre_commit_gate_runs_one_git_and_writes_nothing() {
     );
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(r.json["decision"], "allow", "{}", r.stdout);
-    // `add -A` on a temporary index, and nothing else: discovery and
-    // HEAD's tree are read in-process (D-R142), and the approved
-    // candidate's tree is already in the store, computed from that index
-    // in-process (D-R87): no `rev-parse`, no `write-tree`.
+    // The approved candidate's tree is already in the store, computed from
+    // git's index in-process (D-R87): no `write-tree`.
     assert_eq!(runs.len(), 1, "{} gits: {runs:#?}", runs.len());
     assert!(runs[0].contains(" add "), "{runs:#?}");
     assert!(store_snapshot(&f) == before, "the gate wrote to the store");

@@ -549,3 +549,39 @@ fn a_ci_form_passes_a_change_made_again_through_a_fresh_review() {
     probity_ok(f.root(), &["push", "origin", "main"]);
     assert_eq!(rev(&f, &server, "main"), Some(again));
 }
+
+/// `core.splitIndex=true` (D-R152's review): the stand-in index git wrote
+/// for `add -A` was split with its shared part named by the null hash
+/// (`index.skipHash`), which git then read as no entries at all, so every
+/// live candidate was the empty tree, a start's and a gate's alike: an
+/// approved empty candidate let any work tree pass. Stand-ins are never
+/// split now.
+#[test]
+fn a_split_index_never_makes_the_live_candidate_empty() {
+    let f = medium_change();
+    f.git(&["config", "core.splitIndex", "true"]).unwrap();
+    f.git(&["update-index", "--split-index"]).unwrap();
+    let inputs = tempfile::tempdir().unwrap();
+    approve_live(f.root(), inputs.path());
+    let r = probity(f.root(), &["status"]);
+    assert!(
+        r.stdout.contains("src/parser.rs"),
+        "the candidate holds the change: {}{}",
+        r.stdout,
+        r.stderr
+    );
+    let r = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(r.json["decision"], "allow", "{}{}", r.stdout, r.stderr);
+    f.write("src/parser.rs", "// never reviewed\n").unwrap();
+    let r = probity(f.root(), &["validate", "--gate", "pre-commit"]);
+    assert_eq!(r.json["decision"], "deny", "{}{}", r.stdout, r.stderr);
+    // Nothing of git's split index is left behind by the stand-ins.
+    let names: Vec<String> = std::fs::read_dir(f.root().join(".git"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|n| n.starts_with("sharedindex.0000000")),
+        "{names:?}"
+    );
+}

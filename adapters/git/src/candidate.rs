@@ -170,6 +170,31 @@ impl Repo {
         add_all: bool,
         incoming: Option<&Incoming>,
     ) -> Result<TreeId, GitError> {
+        // The live candidate read in-process, when that is certainly
+        // git's answer and the store holds its tree: no process, and
+        // nothing written but the removal of what killed runs left (as a
+        // run that reserves a stand-in removes it) (D-R152).
+        #[cfg(unix)]
+        if add_all
+            && incoming.is_none()
+            && index == self.git_dir().join("index")
+            && let Some(tree) =
+                crate::worktree::candidate_tree(self).and_then(|id| self.held_loose(&id))
+        {
+            crate::scratch::scavenge(self.git_dir(), "probity-index-");
+            return Ok(tree);
+        }
+        self.index_tree_by_git(index, add_all, incoming)
+    }
+
+    /// [`Self::index_tree`] by git: `add -A` on a stand-in, then the tree
+    /// it names.
+    pub(crate) fn index_tree_by_git(
+        &self,
+        index: &Path,
+        add_all: bool,
+        incoming: Option<&Incoming>,
+    ) -> Result<TreeId, GitError> {
         // Under an owner lock: a run killed before it removes the stand-in
         // leaves it to the next run's scavenging, never for good.
         let tmp = crate::scratch::Scratch::reserve(self.git_dir(), "probity-index-")?;
@@ -192,10 +217,22 @@ impl Repo {
         }
         // The temporary index is ours alone and read once: skip its
         // trailing checksum (git 2.40+), which is most of the cost of
-        // rewriting a large index.
+        // rewriting a large index. Never split (`core.splitIndex`): a split
+        // stand-in names its shared part by the hash skipHash leaves null,
+        // which git then reads as no entries at all, an empty candidate
+        // (D-R152's review).
         if add_all {
             self.run_with(
-                ["-c", "index.skipHash=true", "add", "-A", "--", "."],
+                [
+                    "-c",
+                    "index.skipHash=true",
+                    "-c",
+                    "core.splitIndex=false",
+                    "add",
+                    "-A",
+                    "--",
+                    ".",
+                ],
                 &env,
                 None,
             )?;
@@ -209,7 +246,17 @@ impl Repo {
             drop(tmp);
             return Ok(tree);
         }
-        let out = self.run_with(["-c", "index.skipHash=true", "write-tree"], &env, None)?;
+        let out = self.run_with(
+            [
+                "-c",
+                "index.skipHash=true",
+                "-c",
+                "core.splitIndex=false",
+                "write-tree",
+            ],
+            &env,
+            None,
+        )?;
         let candidate_tree = tree_id("write-tree", &out)?;
         // A new start's candidate: its symbolic links, read from the index
         // `write-tree` just wrote it from (no process; D-R131).
@@ -232,7 +279,19 @@ impl Repo {
             _ => return None,
         };
         let bytes = std::fs::read(index).ok()?;
-        let id = crate::index::hex(&crate::index::index_tree_id(&bytes, hash_len)?);
+        let mut presence = None;
+        let id = crate::index::hex(&crate::index::index_tree_id(&bytes, hash_len, &mut |id| {
+            presence
+                .get_or_insert_with(|| crate::discover::Presence::of(self.common_dir(), hash_len))
+                .as_ref()?
+                .has(id)
+        })?);
+        self.held_loose(&id)
+    }
+
+    /// `id` as a tree id when this repository's own object store holds it
+    /// as a loose object.
+    fn held_loose(&self, id: &str) -> Option<TreeId> {
         let loose = self
             .common_dir()
             .join("objects")
@@ -241,7 +300,7 @@ impl Repo {
         if !std::fs::symlink_metadata(loose).ok()?.is_file() {
             return None;
         }
-        TreeId::parse(&id).ok()
+        TreeId::parse(id).ok()
     }
 
     /// Paths whose entries differ between two trees (a non-UTF-8 name is

@@ -71,11 +71,14 @@ impl Repo {
         let index = scratch.path().join("index");
         probity_scratch::registry::exclusive(|| std::fs::create_dir(&root))?;
         let env: [(&str, &OsStr); 1] = [("GIT_INDEX_FILE", index.as_os_str())];
-        // The temporary index is read once: skip its trailing checksum.
+        // The temporary index is read once: skip its trailing checksum;
+        // never split (a split one skipHash wrote reads as empty).
         self.run_with(
             [
                 OsStr::new("-c"),
                 OsStr::new("index.skipHash=true"),
+                OsStr::new("-c"),
+                OsStr::new("core.splitIndex=false"),
                 OsStr::new("read-tree"),
                 OsStr::new(tree.as_str()),
             ],

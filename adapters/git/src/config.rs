@@ -100,19 +100,42 @@ fn executable(exe: &OsString) -> Option<PathBuf> {
 /// `probity.keepTrees` as `git config --type=bool --get` answers it (unset
 /// is `false`), or `None` when git must be asked (see the module).
 pub(crate) fn keep_trees(src: &Sources) -> Option<bool> {
+    let value = picked(src, &[b"probity", b"include"], |k| k == KEY)?.pop();
+    match value {
+        None => Some(false),
+        Some((_, v)) => plain_bool(v.as_deref()),
+    }
+}
+
+/// Every `core.*` and `attr.*` setting, in git's order (the last one of a
+/// key is git's answer), or `None` when git must be asked (see the
+/// module; a system file that mentions `core` or `attr` at all gives up).
+pub(crate) fn core_settings(src: &Sources) -> Option<Vec<(String, Option<Vec<u8>>)>> {
+    picked(src, &[b"core", b"attr", b"include"], |k| {
+        k.starts_with("core.") || k.starts_with("attr.")
+    })
+}
+
+/// The settings whose key `pick` takes from the user's files and the
+/// repository's, in git's order; `None` when git must be asked: a system
+/// file mentions one of `system_words` (lowercase), or see the module.
+fn picked(
+    src: &Sources,
+    system_words: &[&[u8]],
+    pick: impl Fn(&str) -> bool,
+) -> Option<Vec<(String, Option<Vec<u8>>)>> {
     if src.env_config {
         return None;
     }
     for candidate in &src.system_candidates {
-        let bytes = read(candidate)?;
-        let lower = bytes.to_ascii_lowercase();
-        if contains(&lower, b"probity") || contains(&lower, b"include") {
+        let lower = read(candidate)?.to_ascii_lowercase();
+        if system_words.iter().any(|w| contains(&lower, w)) {
             return None;
         }
     }
     let mut files: Vec<&Path> = src.global.as_ref()?.iter().map(PathBuf::as_path).collect();
     files.push(&src.local);
-    let mut value: Option<Option<Vec<u8>>> = None;
+    let mut out = Vec::new();
     for file in files {
         let bytes = read(file)?;
         for (key, v) in parse(&bytes)? {
@@ -122,15 +145,12 @@ pub(crate) fn keep_trees(src: &Sources) -> Option<bool> {
             {
                 return None;
             }
-            if key == KEY {
-                value = Some(v);
+            if pick(&key) {
+                out.push((key, v));
             }
         }
     }
-    match value {
-        None => Some(false),
-        Some(v) => plain_bool(v.as_deref()),
-    }
+    Some(out)
 }
 
 /// A file's bytes; empty when it does not exist; `None` when it cannot be

@@ -262,6 +262,108 @@ pub(crate) fn commit_tree(common_dir: &Path, format: &str, commit: &str) -> Opti
     TreeId::parse(tree).ok()
 }
 
+/// The most bytes of pack-index names [`Presence`] reads.
+const NAMES_CAP: u64 = 64 << 20;
+
+/// Whether the repository's own object store holds an object, as git's
+/// `has_object` would answer: every version-2 pack index's names read
+/// once, then a loose object looked for. `None` (from [`Presence::of`] or
+/// [`Presence::has`]) where this reader is not sure: an alternate store,
+/// a pack index it does not read, more names than it reads.
+pub(crate) struct Presence {
+    objects: std::path::PathBuf,
+    /// Each pack index's sorted names, `hash_len` bytes each.
+    packs: Vec<Vec<u8>>,
+    hash_len: usize,
+}
+
+impl Presence {
+    pub(crate) fn of(common_dir: &Path, hash_len: usize) -> Option<Self> {
+        let objects = common_dir.join("objects");
+        if objects.join("info").join("alternates").exists() {
+            return None;
+        }
+        let mut packs = Vec::new();
+        let mut read = 0u64;
+        match std::fs::read_dir(objects.join("pack")) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => return None,
+            Ok(entries) => {
+                for entry in entries {
+                    let path = entry.ok()?.path();
+                    if path.extension().is_some_and(|e| e == "idx") {
+                        let names = idx_names(&path, hash_len, NAMES_CAP - read)?;
+                        read += names.len() as u64;
+                        packs.push(names);
+                    }
+                }
+            }
+        }
+        Some(Self {
+            objects,
+            packs,
+            hash_len,
+        })
+    }
+
+    /// Whether the object `raw` is there.
+    pub(crate) fn has(&self, raw: &[u8]) -> Option<bool> {
+        if raw.len() != self.hash_len {
+            return None;
+        }
+        let hl = self.hash_len;
+        for names in &self.packs {
+            let n = names.len() / hl;
+            let found = {
+                let (mut lo, mut hi) = (0, n);
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    match names[mid * hl..(mid + 1) * hl].cmp(raw) {
+                        std::cmp::Ordering::Less => lo = mid + 1,
+                        std::cmp::Ordering::Greater => hi = mid,
+                        std::cmp::Ordering::Equal => break,
+                    }
+                }
+                lo < hi
+            };
+            if found {
+                return Some(true);
+            }
+        }
+        let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+        let loose = self.objects.join(hex.get(..2)?).join(hex.get(2..)?);
+        Some(std::fs::symlink_metadata(&loose).is_ok_and(|m| m.is_file()))
+    }
+}
+
+/// The sorted names of the version-2 pack index at `idx` (at most `cap`
+/// bytes of them); `None` for anything else.
+fn idx_names(idx: &Path, hash_len: usize, cap: u64) -> Option<Vec<u8>> {
+    let file = regular(idx)?;
+    let len = file.metadata().ok()?.len();
+    let mut head = [0u8; 8 + 256 * 4];
+    file.read_exact_at(&mut head, 0).ok()?;
+    if head[..8] != [0xff, b't', b'O', b'c', 0, 0, 0, 2] {
+        return None;
+    }
+    let total = u64::from(u32::from_be_bytes([
+        head[1028], head[1029], head[1030], head[1031],
+    ]));
+    let hl = hash_len as u64;
+    let bytes = total.checked_mul(hl)?;
+    if bytes > cap || len < 8 + 1024 + total * (hl + 8) + 2 * hl {
+        return None;
+    }
+    let mut names = vec![0u8; usize::try_from(bytes).ok()?];
+    file.read_exact_at(&mut names, 8 + 1024).ok()?;
+    // Sorted, as git writes them (a search needs it).
+    names
+        .chunks(hash_len)
+        .zip(names.chunks(hash_len).skip(1))
+        .all(|(a, b)| a < b)
+        .then_some(names)
+}
+
 fn hash_len(format: &str) -> Option<usize> {
     match format {
         "sha1" => Some(20),

@@ -328,3 +328,46 @@ fn discovery_reading_head_in_process_is_discovery_by_git() {
         Some(git_tree(&f, f.root(), "HEAD"))
     );
 }
+
+#[test]
+fn presence_is_git_cat_file_e_for_loose_packed_and_missing_objects() {
+    let f = committed();
+    f.write("later.txt", "written after the pack\n").unwrap();
+    let git_dir = f.root().join(".git");
+    let ask = |rev: &str| {
+        let id = String::from_utf8(f.git(&["rev-parse", rev]).unwrap()).unwrap();
+        hex_bytes(id.trim()).unwrap()
+    };
+    let said = |raw: &[u8]| {
+        let hex: String = raw.iter().map(|b| format!("{b:02x}")).collect();
+        f.git(&["cat-file", "-e", &hex]).is_ok()
+    };
+    let head_tree = ask("HEAD^{tree}");
+    let missing = vec![0x5au8; 20];
+    // Loose, then packed (the loose copies pruned), then a new loose one.
+    for stage in ["loose", "packed"] {
+        let p = Presence::of(&git_dir, 20).unwrap();
+        for raw in [&head_tree, &ask("HEAD"), &missing] {
+            assert_eq!(p.has(raw), Some(said(raw)), "{stage}");
+        }
+        f.git(&["gc", "-q", "--prune=now"]).unwrap();
+    }
+    assert!(
+        f.root()
+            .join(".git/objects/pack")
+            .read_dir()
+            .unwrap()
+            .count()
+            > 0
+    );
+    let blob = String::from_utf8(f.git(&["hash-object", "-w", "later.txt"]).unwrap()).unwrap();
+    let blob = hex_bytes(blob.trim()).unwrap();
+    let p = Presence::of(&git_dir, 20).unwrap();
+    assert_eq!(p.has(&blob), Some(true));
+    assert_eq!(p.has(&head_tree), Some(true));
+    assert_eq!(p.has(&missing), Some(false));
+    assert_eq!(p.has(&[0u8; 32]), None, "another hash's length");
+    // An alternate store: not this reader's to answer.
+    std::fs::write(git_dir.join("objects/info/alternates"), "/nowhere\n").unwrap();
+    assert!(Presence::of(&git_dir, 20).is_none());
+}

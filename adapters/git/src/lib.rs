@@ -23,6 +23,7 @@ pub mod notes;
 mod notes_history;
 pub mod objects;
 mod onediff;
+mod par;
 pub mod port;
 pub mod push;
 pub mod repo;
@@ -31,6 +32,8 @@ pub use probity_scratch::scratch;
 pub mod sign;
 pub mod subject;
 mod symlinks;
+#[cfg(unix)]
+mod worktree;
 
 pub use cmd::{GitCli, GitError};
 pub use exact_ref::{read_ref_files, ref_blocked_files};

@@ -82,58 +82,22 @@ impl Format {
 /// Fewer ids than this are read on one thread.
 const PER_THREAD: usize = 64;
 
-/// At most this many threads read.
-const MAX_THREADS: usize = 4;
-
 /// The whole content of each of `ids` that is a loose blob of at most
-/// `cap` bytes in `objects` (see the module); `None` for every other.
+/// `cap` bytes in `objects` (see the module); `None` for every other (a
+/// reader thread that panicked answers nothing: git is asked for its
+/// part).
 fn read_all(objects: &Path, format: Format, ids: &[&str], cap: usize) -> Vec<Option<Vec<u8>>> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(MAX_THREADS)
-        .min(ids.len() / PER_THREAD)
-        .max(1);
-    if threads == 1 {
-        let mut z = Decompress::new(true);
-        return ids
-            .iter()
-            .map(|id| loose_blob(objects, format, id, cap, &mut z))
-            .collect();
-    }
-    let chunk = ids.len().div_ceil(threads);
-    let read_part = move |part: &[&str]| {
+    crate::par::map_parts(ids, PER_THREAD, |part| {
         // One inflater per thread, reset for each object (a new one is
         // tens of KiB to allocate and clear).
         let mut z = Decompress::new(true);
         part.iter()
             .map(|id| loose_blob(objects, format, id, cap, &mut z))
-            .collect::<Vec<_>>()
-    };
-    std::thread::scope(|s| {
-        let parts: Vec<_> = ids
-            .chunks(chunk)
-            .map(|part| {
-                let handle = std::thread::Builder::new()
-                    .name("probity-loose".into())
-                    .spawn_scoped(s, move || read_part(part));
-                (part, handle)
-            })
-            .collect();
-        let mut all = Vec::with_capacity(ids.len());
-        for (part, handle) in parts {
-            match handle {
-                Ok(handle) => match handle.join() {
-                    Ok(found) => all.extend(found),
-                    // A reader thread that panicked answers nothing: git
-                    // is asked for its part.
-                    Err(_) => all.extend(part.iter().map(|_| None)),
-                },
-                // No thread to be had: its part is read here.
-                Err(_) => all.extend(read_part(part)),
-            }
-        }
-        all
+            .collect()
     })
+    .into_iter()
+    .map(Option::flatten)
+    .collect()
 }
 
 /// The path of a loose object and the id's bytes, when `id` is a full
