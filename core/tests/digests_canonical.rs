@@ -152,15 +152,11 @@ const RAW_SITES: &[(&str, &str)] = &[
     ),
     (
         "adapters/git/src/index.rs",
-        "the SHA-256 of an index's bytes, to see it unchanged",
+        "objects hashed as git names them (a SHA-256 repository): an index's trees, and a work-tree file's blob for the live candidate (D-R152)",
     ),
     (
         "adapters/git/src/loose.rs",
         "a loose object's bytes hashed as git names objects (a SHA-256 repository), to know it is the object its id says (D-R148)",
-    ),
-    (
-        "adapters/git/src/worktree.rs",
-        "a work-tree file's bytes hashed as git names a blob (a SHA-256 repository), the id `add` would give it (D-R152)",
     ),
 ];
 

@@ -339,13 +339,7 @@ impl Presence {
 /// The sorted names of the version-2 pack index at `idx` (at most `cap`
 /// bytes of them); `None` for anything else.
 fn idx_names(idx: &Path, hash_len: usize, cap: u64) -> Option<Vec<u8>> {
-    let file = regular(idx)?;
-    let len = file.metadata().ok()?.len();
-    let mut head = [0u8; 8 + 256 * 4];
-    file.read_exact_at(&mut head, 0).ok()?;
-    if head[..8] != [0xff, b't', b'O', b'c', 0, 0, 0, 2] {
-        return None;
-    }
+    let (file, len, head) = idx_head(idx)?;
     let total = u64::from(u32::from_be_bytes([
         head[1028], head[1029], head[1030], head[1031],
     ]));
@@ -437,17 +431,21 @@ fn in_packs(pack_dir: &Path, raw: &[u8]) -> Option<Option<Vec<u8>>> {
     Some(None)
 }
 
-/// The pack offset a version-2 pack index gives `raw`: `Some(None)` when
-/// it lists no such object, `None` when the file is not one this reader
-/// reads.
-fn idx_lookup(idx: &Path, raw: &[u8]) -> Option<Option<u64>> {
+/// A version-2 pack index opened: the file, its length, and its header
+/// and fan-out table; `None` for anything else.
+fn idx_head(idx: &Path) -> Option<(File, u64, [u8; 8 + 256 * 4])> {
     let file = regular(idx)?;
     let len = file.metadata().ok()?.len();
     let mut head = [0u8; 8 + 256 * 4];
     file.read_exact_at(&mut head, 0).ok()?;
-    if head[..8] != [0xff, b't', b'O', b'c', 0, 0, 0, 2] {
-        return None;
-    }
+    (head[..8] == [0xff, b't', b'O', b'c', 0, 0, 0, 2]).then_some((file, len, head))
+}
+
+/// The pack offset a version-2 pack index gives `raw`: `Some(None)` when
+/// it lists no such object, `None` when the file is not one this reader
+/// reads.
+fn idx_lookup(idx: &Path, raw: &[u8]) -> Option<Option<u64>> {
+    let (file, len, head) = idx_head(idx)?;
     let fan = |i: usize| -> u32 {
         let at = 8 + i * 4;
         u32::from_be_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]])

@@ -600,7 +600,7 @@ impl Builder<'_, '_> {
             last_name = name;
             i += 1;
         }
-        let id = hash_tree(&body[from..], self.hash_len);
+        let id = object_id("tree", &body[from..], self.hash_len);
         body.truncate(from);
         id
     }
@@ -626,9 +626,10 @@ fn push_entry(body: &mut Vec<u8>, mode: &str, name: &[u8], oid: &[u8]) {
     body.extend_from_slice(oid);
 }
 
-/// The id of a tree object whose body is `body`.
-fn hash_tree(body: &[u8], hash_len: usize) -> Option<Vec<u8>> {
-    let header = format!("tree {}\0", body.len());
+/// The id of a `kind` object (`tree`, `blob`) whose body is `body`;
+/// `None` on a detected SHA-1 collision (git refuses it).
+pub(crate) fn object_id(kind: &str, body: &[u8], hash_len: usize) -> Option<Vec<u8>> {
+    let header = format!("{kind} {}\0", body.len());
     if hash_len == 32 {
         use sha2::Digest as _;
         let mut h = sha2::Sha256::new();

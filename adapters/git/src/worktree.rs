@@ -776,12 +776,18 @@ impl Walk<'_, '_> {
         if mode == 0o120000 {
             use std::os::unix::ffi::OsStrExt as _;
             let target = std::fs::read_link(&full).ok()?;
-            return Some((mode, blob_id(target.as_os_str().as_bytes(), self.hash_len)?));
+            return Some((
+                mode,
+                crate::index::object_id("blob", target.as_os_str().as_bytes(), self.hash_len)?,
+            ));
         }
         if lstat.len > FILE_CAP {
             return None;
         }
-        Some((mode, blob_id(&self.read_file(path, lstat)?, self.hash_len)?))
+        Some((
+            mode,
+            crate::index::object_id("blob", &self.read_file(path, lstat)?, self.hash_len)?,
+        ))
     }
 
     /// The bytes of the regular file at `path` whose `lstat` is `lstat`:
@@ -818,24 +824,6 @@ fn mode_of(meta: &std::fs::Metadata) -> Option<u32> {
     } else {
         None
     }
-}
-
-/// The id of a blob whose contents are `bytes`; `None` on a detected SHA-1
-/// collision (git refuses it).
-fn blob_id(bytes: &[u8], hash_len: usize) -> Option<Vec<u8>> {
-    let header = format!("blob {}\0", bytes.len());
-    if hash_len == 32 {
-        use sha2::Digest as _;
-        let mut h = sha2::Sha256::new();
-        h.update(header.as_bytes());
-        h.update(bytes);
-        return Some(h.finalize().to_vec());
-    }
-    let mut h = sha1_checked::Sha1::new();
-    sha1_checked::digest::Update::update(&mut h, header.as_bytes());
-    sha1_checked::digest::Update::update(&mut h, bytes);
-    let result = h.try_finalize();
-    (!result.has_collision()).then(|| result.hash().to_vec())
 }
 
 #[cfg(test)]

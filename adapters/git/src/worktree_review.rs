@@ -3,6 +3,7 @@
 //! that fails names an input where the in-process answer is `Some` and is
 //! not git's (or git refuses the work tree altogether).
 
+use super::against_git::{base, repo};
 use super::*;
 use crate::fixture::Fixture;
 use std::os::unix::fs::symlink;
@@ -13,12 +14,6 @@ fn gits_res(repo: &Repo) -> Result<String, String> {
     repo.index_tree_by_git(&index, true, None)
         .map(|t| t.as_str().to_string())
         .map_err(|e| e.to_string())
-}
-
-fn repo(f: &Fixture) -> Repo {
-    let repo = f.repo().unwrap();
-    repo.object_format().unwrap();
-    repo
 }
 
 /// The in-process answer beside git's, for a repository.
@@ -54,24 +49,6 @@ fn check_repo(repo: &Repo, handled: bool, what: &str) -> Option<String> {
         None => assert!(!handled, "{what}: left to git"),
     }
     ours
-}
-
-fn base() -> Fixture {
-    let f = Fixture::new().unwrap();
-    f.write_all(&[
-        ("a.txt", "a\n"),
-        ("a-b.txt", "ab\n"),
-        ("a0", "0\n"),
-        ("a/b/c.rs", "c\n"),
-        ("a/b.d/e", "e\n"),
-        ("z/y/x/w.txt", "w\n"),
-        ("tool.sh", "echo\n"),
-    ])
-    .unwrap();
-    f.set_mode("tool.sh", 0o755).unwrap();
-    symlink("a.txt", f.root().join("link")).unwrap();
-    f.commit_all("base").unwrap();
-    f
 }
 
 fn set_mtime(path: &std::path::Path, when: std::time::SystemTime) {

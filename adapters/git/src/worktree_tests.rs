@@ -30,13 +30,15 @@ fn check(f: &Fixture, handled: bool, what: &str) -> Option<String> {
 
 /// The fixture's repository, its object format known (as discovery
 /// knows it for a gate).
-fn repo(f: &Fixture) -> Repo {
+pub(super) fn repo(f: &Fixture) -> Repo {
     let repo = f.repo().unwrap();
     repo.object_format().unwrap();
     repo
 }
 
-fn base() -> Fixture {
+/// A committed fixture with files, an executable, a link and names that
+/// sort around `/`.
+pub(super) fn base() -> Fixture {
     let f = Fixture::new().unwrap();
     f.write_all(&[
         ("a.txt", "a\n"),
