@@ -283,8 +283,9 @@ impl Presence {
         if objects.join("info").join("alternates").exists() {
             return None;
         }
-        let mut packs = Vec::new();
-        let mut read = 0u64;
+        // Every index's header first: more names than the bound give up
+        // before any is read (a gate runs in a hook).
+        let mut heads = Vec::new();
         match std::fs::read_dir(objects.join("pack")) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(_) => return None,
@@ -292,13 +293,23 @@ impl Presence {
                 for entry in entries {
                     let path = entry.ok()?.path();
                     if path.extension().is_some_and(|e| e == "idx") {
-                        let names = idx_names(&path, hash_len, NAMES_CAP - read)?;
-                        read += names.len() as u64;
-                        packs.push(names);
+                        heads.push(idx_head(&path)?);
                     }
                 }
             }
         }
+        let hl = hash_len as u64;
+        let mut total = 0u64;
+        for (_, _, head) in &heads {
+            total = total.checked_add(idx_count(head).checked_mul(hl)?)?;
+        }
+        if total > NAMES_CAP {
+            return None;
+        }
+        let packs = heads
+            .into_iter()
+            .map(|head| idx_names(head, hash_len))
+            .collect::<Option<Vec<_>>>()?;
         Some(Self {
             objects,
             packs,
@@ -336,16 +347,23 @@ impl Presence {
     }
 }
 
-/// The sorted names of the version-2 pack index at `idx` (at most `cap`
-/// bytes of them); `None` for anything else.
-fn idx_names(idx: &Path, hash_len: usize, cap: u64) -> Option<Vec<u8>> {
-    let (file, len, head) = idx_head(idx)?;
-    let total = u64::from(u32::from_be_bytes([
+/// How many objects a pack index's fan-out table counts.
+fn idx_count(head: &[u8; 8 + 256 * 4]) -> u64 {
+    u64::from(u32::from_be_bytes([
         head[1028], head[1029], head[1030], head[1031],
-    ]));
+    ]))
+}
+
+/// The sorted names of an opened version-2 pack index ([`idx_head`]);
+/// `None` for anything else.
+fn idx_names(
+    (file, len, head): (File, u64, [u8; 8 + 256 * 4]),
+    hash_len: usize,
+) -> Option<Vec<u8>> {
+    let total = idx_count(&head);
     let hl = hash_len as u64;
     let bytes = total.checked_mul(hl)?;
-    if bytes > cap || len < 8 + 1024 + total * (hl + 8) + 2 * hl {
+    if len < 8 + 1024 + total * (hl + 8) + 2 * hl {
         return None;
     }
     let mut names = vec![0u8; usize::try_from(bytes).ok()?];

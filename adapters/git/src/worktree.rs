@@ -310,11 +310,13 @@ fn core_check(
 
 /// An ignore file outside the work tree: empty when absent.
 fn read_outside(path: &Path) -> Option<Vec<u8>> {
-    match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(Vec::new()),
+    use probity_scratch::input::{InputError, read_regular};
+    match read_regular(path, IGNORE_FILE_CAP) {
+        Ok(bytes) => Some(bytes),
+        Err(InputError::Unreadable(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            Some(Vec::new())
+        }
         Err(_) => None,
-        Ok(m) if !m.is_file() || m.len() > IGNORE_FILE_CAP => None,
-        Ok(_) => std::fs::read(path).ok(),
     }
 }
 

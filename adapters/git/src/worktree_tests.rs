@@ -210,7 +210,7 @@ fn a_rewrite_with_the_old_size_and_time_is_left_to_git() {
 #[test]
 fn what_git_alone_knows_is_left_to_it() {
     type Setup = fn(&Fixture);
-    let cases: [(&str, Setup); 14] = [
+    let cases: [(&str, Setup); 17] = [
         ("negation", |f| {
             f.write(".gitignore", "*.log\n!keep.log\n")
                 .map(drop)
@@ -266,6 +266,22 @@ fn what_git_alone_knows_is_left_to_it() {
             f.git(&["update-index", "--skip-worktree", "a.txt"])
                 .map(drop)
                 .unwrap()
+        }),
+        ("an untracked file over 64 MiB", |f| {
+            // Sparse: its length is what counts.
+            let file = std::fs::File::create(f.root().join("big.bin")).unwrap();
+            file.set_len((64 << 20) + 1).unwrap();
+        }),
+        ("a tracked file become a socket", |f| {
+            f.remove("a0").unwrap();
+            std::os::unix::net::UnixListener::bind(f.root().join("a0"))
+                .map(drop)
+                .unwrap();
+        }),
+        ("info/exclude a directory", |f| {
+            let exclude = f.root().join(".git/info/exclude");
+            let _ = std::fs::remove_file(&exclude);
+            std::fs::create_dir_all(exclude).unwrap();
         }),
         ("socket", |f| {
             std::os::unix::net::UnixListener::bind(f.root().join("sock"))
