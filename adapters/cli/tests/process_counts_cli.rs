@@ -76,6 +76,14 @@ fn reviewed_stack(n: usize) -> (Fixture, tempfile::TempDir, PathBuf, tempfile::T
 /// wraps the push. Returns the hook's git runs.
 fn push_counted(f: &Fixture, tools: &Path, strace: Option<&Path>) -> Vec<String> {
     let (wrapper, counter) = wrapper(tools);
+    push_traced(f, Some(&wrapper), strace, "trace=execve,fsync,fdatasync");
+    take(&counter)
+}
+
+/// The push of [`push_counted`], the hook's gits through `wrapper` (else
+/// the `git` on `PATH`, named as a bare name), under `strace -e <trace>`
+/// when a log is given.
+fn push_traced(f: &Fixture, wrapper: Option<&Path>, strace: Option<&Path>, trace: &str) {
     let push = [
         "push",
         "--no-verify",
@@ -87,9 +95,7 @@ fn push_counted(f: &Fixture, tools: &Path, strace: Option<&Path>) -> Vec<String>
     let mut cmd = match strace {
         Some(out) => {
             let mut c = Command::new("strace");
-            c.args(["-f", "-qq", "-e", "trace=execve,fsync,fdatasync", "-o"])
-                .arg(out)
-                .arg("git");
+            c.args(["-f", "-qq", "-e", trace, "-o"]).arg(out).arg("git");
             c
         }
         None => Command::new("git"),
@@ -97,14 +103,16 @@ fn push_counted(f: &Fixture, tools: &Path, strace: Option<&Path>) -> Vec<String>
     isolated(&mut cmd)
         .args(push)
         .current_dir(f.root())
-        .env("PROBITY_GIT", &wrapper)
+        .env(
+            "PROBITY_GIT",
+            wrapper.map_or("git".as_ref(), Path::as_os_str),
+        )
         .env_remove("GIT_DIR")
         .env_remove("GIT_INDEX_FILE");
     let out = cmd.output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "push refused: {stderr}");
     assert!(stderr.contains("pre-receive ALLOW"), "{stderr}");
-    take(&counter)
 }
 
 #[test]
@@ -165,6 +173,72 @@ fn the_server_hook_makes_no_fsync_while_verifying() {
     push_counted(&f, tools.path(), Some(&log));
     let log = std::fs::read_to_string(&log).unwrap();
     assert_eq!(fsyncs_of(&log, env!("CARGO_BIN_EXE_probity")), 0);
+}
+
+/// The processes the process that ran `exe` (and its threads) started,
+/// from an `strace -f` log of `trace=execve,clone,clone3,fork,vfork`:
+/// `(started without copying the process (vfork), copied (fork))`.
+fn spawns_of(log: &str, exe: &str) -> (usize, usize) {
+    let mut group: Vec<String> = log
+        .lines()
+        .filter(|l| l.contains("execve(") && l.contains(exe) && !l.contains("ENOENT"))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    assert!(!group.is_empty(), "{exe} never ran:\n{log}");
+    let (mut vforks, mut forks) = (0, 0);
+    // A call interrupted by another thread's line: its first half by pid.
+    let mut pending: std::collections::BTreeMap<String, String> = Default::default();
+    for line in log.lines() {
+        let Some((pid, rest)) = line.split_once(' ') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let call = if rest.contains("<unfinished ...>") {
+            pending.insert(pid.to_string(), rest.to_string());
+            continue;
+        } else if rest.starts_with("<... ") {
+            match pending.remove(pid) {
+                Some(first) => format!("{first}{rest}"),
+                None => continue,
+            }
+        } else {
+            rest.to_string()
+        };
+        let spawn = ["clone(", "clone3(", "fork(", "vfork("]
+            .iter()
+            .any(|c| call.starts_with(c));
+        if !spawn || !group.iter().any(|g| g == pid) {
+            continue;
+        }
+        let result = call.rsplit("= ").next().unwrap_or("").trim();
+        if call.contains("CLONE_THREAD") {
+            group.push(result.to_string());
+        } else if call.starts_with("vfork(") || call.contains("CLONE_VFORK") {
+            vforks += 1;
+        } else {
+            forks += 1;
+        }
+    }
+    (vforks, forks)
+}
+
+#[test]
+fn the_server_hook_starts_its_gits_without_copying_itself() {
+    // With the hermetic environment, a bare program name made the
+    // standard library fork (copy the process) and search PATH in the
+    // child; Probity looks git up once and starts it by path (vfork).
+    if Command::new("strace").arg("-V").output().is_err() {
+        eprintln!("strace is not installed: how gits start is not checked here");
+        return;
+    }
+    let tools = tempfile::tempdir().unwrap();
+    let (f, _dir, _server, _inputs) = reviewed_stack(1);
+    let log = tools.path().join("strace.log");
+    push_traced(&f, None, Some(&log), "trace=execve,clone,clone3,fork,vfork");
+    let log = std::fs::read_to_string(&log).unwrap();
+    let (vforks, forks) = spawns_of(&log, env!("CARGO_BIN_EXE_probity"));
+    assert!(vforks >= 10, "{vforks} gits started by vfork:\n{log}");
+    assert_eq!(forks, 0, "{forks} processes started by fork:\n{log}");
 }
 
 /// `probity --json --cwd <cwd> args...` with every git through the wrapper

@@ -585,3 +585,38 @@ fn a_split_index_never_makes_the_live_candidate_empty() {
         "{names:?}"
     );
 }
+
+/// A `git` the agent plants in its work tree, with a relative or empty
+/// entry in `PATH` (D-R153): the child searched `PATH` after changing
+/// into the repository, so the planted program was the git every
+/// observation ran. Git is now looked up in `PATH`'s absolute
+/// directories only, before the child starts.
+#[test]
+fn a_git_planted_in_the_work_tree_never_runs_through_a_relative_path_entry() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = medium_change();
+    let marks = tempfile::tempdir().unwrap();
+    let mark = marks.path().join("planted-ran");
+    let planted = f.root().join("git");
+    std::fs::write(
+        &planted,
+        format!("#!/bin/sh\ntouch '{}'\nexit 1\n", mark.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::var("PATH").unwrap();
+    for relative in [format!(":{path}"), format!(".:{path}")] {
+        let out = probity_in(f.root())
+            .args(["--json", "start"])
+            .env("PATH", &relative)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!mark.exists(), "the planted git ran with PATH={relative}");
+    }
+}

@@ -187,7 +187,7 @@ pub struct GitCli {
 impl Default for GitCli {
     fn default() -> Self {
         Self {
-            exe: OsString::from("git"),
+            exe: crate::program::resolve(OsString::from("git")),
             kept: Vec::new(),
             sheltered: false,
         }
@@ -270,10 +270,11 @@ const KEPT_ENV: [&str; 5] = [
 ];
 
 impl GitCli {
-    /// Uses the given executable (e.g. from `PROBITY_GIT`).
+    /// Uses the given executable (e.g. from `PROBITY_GIT`). A bare name
+    /// is looked up in `PATH` once, here ([`crate::program`]).
     pub fn with_executable(exe: impl Into<OsString>) -> Self {
         Self {
-            exe: exe.into(),
+            exe: crate::program::resolve(exe.into()),
             kept: Vec::new(),
             sheltered: false,
         }
@@ -325,7 +326,8 @@ impl GitCli {
         self
     }
 
-    /// The executable started (`git`, or `PROBITY_GIT`'s value).
+    /// The executable started (`git`, or `PROBITY_GIT`'s value; a bare
+    /// name as found in `PATH`, [`crate::program`]).
     pub(crate) fn exe(&self) -> &OsString {
         &self.exe
     }

@@ -25,6 +25,7 @@ pub mod objects;
 mod onediff;
 mod par;
 pub mod port;
+mod program;
 pub mod push;
 pub mod repo;
 mod settings;

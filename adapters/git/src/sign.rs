@@ -121,7 +121,9 @@ impl SshKeygen {
     /// with `key` (verification needs none); temporary files under `tmp`.
     pub fn new(exe: Option<OsString>, key: Option<SigningKey>, tmp: PathBuf) -> Self {
         Self {
-            exe: exe.unwrap_or_else(|| OsString::from("ssh-keygen")),
+            // A bare name is looked up in `PATH` once, so the spawn need
+            // not copy the process ([`crate::program`]).
+            exe: crate::program::resolve(exe.unwrap_or_else(|| OsString::from("ssh-keygen"))),
             key,
             tmp,
             sign_timeout: SIGN_TIMEOUT,
