@@ -149,3 +149,68 @@ fn read_paths_answers_as_read_path_does_for_each() {
     }
     assert!(repo.read_paths(&[], 10).unwrap().is_empty());
 }
+
+/// A start's one diff reads the changed blobs ahead while git writes the
+/// patch (`crate::ahead`): the new side's loose blobs, still in the
+/// quarantine, are git's bytes and are taken once; the base side's, in a
+/// pack, were asked of git's reader then and are not asked again.
+#[test]
+fn the_one_diff_reads_the_changed_blobs_ahead_as_git_answers_them() {
+    let f = Fixture::new().unwrap();
+    for i in 0..40 {
+        f.write(&format!("d/f{i}.rs"), format!("fn f{i}() {{}}\n"))
+            .unwrap();
+    }
+    f.commit_all("base").unwrap();
+    f.git(&["repack", "-adq"]).unwrap();
+    for i in 0..40 {
+        f.write(&format!("d/f{i}.rs"), format!("fn f{i}() {{ {i} }}\n"))
+            .unwrap();
+    }
+    for i in 0..5 {
+        f.write(&format!("new/n{i}.rs"), format!("fn n{i}() {{}}\n"))
+            .unwrap();
+    }
+    let repo = f.repo().unwrap();
+    assert_eq!(repo.object_format().unwrap(), "sha1");
+    let incoming = Incoming::new(&repo).unwrap();
+    let index = repo.git_dir().join("index");
+    let trees = repo
+        .trees_from_index(&index, true, Some(&incoming))
+        .unwrap();
+    let diff = repo
+        .one_diff(
+            &trees.base_tree,
+            &trees.candidate_tree,
+            Some(&incoming),
+            MAX_DIFF_BYTES,
+        )
+        .unwrap();
+    let (old, new) = crate::ahead::raw_blobs(&diff.raw);
+    assert_eq!((old.len(), new.len()), (40, 45));
+    let old: Vec<&str> = old.iter().map(String::as_str).collect();
+    let new: Vec<&str> = new.iter().map(String::as_str).collect();
+    let taken = repo.take_ahead(&new, CONTENT_CAP);
+    assert!(taken.iter().all(Option::is_some), "{taken:?}");
+    assert!(
+        repo.take_ahead(&new, CONTENT_CAP)
+            .iter()
+            .all(Option::is_none)
+    );
+    incoming.migrate().unwrap();
+    let asked = repo.object_requests();
+    let old_heads = repo.object_heads_sized(&old, CONTENT_CAP).unwrap();
+    assert_eq!(
+        repo.object_requests(),
+        asked,
+        "the base side was read ahead"
+    );
+    for (id, (_, head, complete)) in old.iter().zip(&old_heads) {
+        assert!(complete);
+        assert_eq!(head, &f.git(&["cat-file", "blob", id]).unwrap(), "{id}");
+    }
+    for (id, read) in new.iter().zip(&taken) {
+        let git = f.git(&["cat-file", "blob", id]).unwrap();
+        assert_eq!(read.as_deref(), Some(git.as_slice()), "{id}");
+    }
+}

@@ -5,6 +5,7 @@
 
 #![forbid(unsafe_code)]
 
+mod ahead;
 mod bound;
 pub mod candidate;
 pub mod checkout;

@@ -226,19 +226,54 @@ impl Repo {
     /// the module); `None` for every other, which git's object reader is
     /// asked for. Nothing is read when the object format is not yet known
     /// (it is not asked for here: that would start a git).
+    /// Those read ahead while git wrote the patch ([`crate::ahead`]) are
+    /// taken, not read again.
     pub(crate) fn loose_blobs(&self, ids: &[&str], cap: usize) -> Vec<Option<Vec<u8>>> {
+        let mut found = self.take_ahead(ids, cap);
+        let rest: Vec<usize> = (0..ids.len()).filter(|i| found[*i].is_none()).collect();
+        if !rest.is_empty() {
+            let asked: Vec<&str> = rest.iter().map(|i| ids[*i]).collect();
+            let objects = [self.common_dir().join("objects")];
+            for (i, got) in rest
+                .into_iter()
+                .zip(self.loose_blobs_in(&objects, &asked, cap))
+            {
+                found[i] = got;
+            }
+        }
+        found
+    }
+
+    /// [`Repo::loose_blobs`] from the object directories `dirs` (each
+    /// blob from the first that holds it as [`crate::loose`] requires),
+    /// nothing taken from what was read ahead.
+    pub(crate) fn loose_blobs_in(
+        &self,
+        dirs: &[PathBuf],
+        ids: &[&str],
+        cap: usize,
+    ) -> Vec<Option<Vec<u8>>> {
         let format = self
             .shared()
             .object_format
             .lock()
             .ok()
             .and_then(|f| f.as_deref().and_then(Format::of));
-        match format {
-            Some(format) if !ids.is_empty() => {
-                read_all(&self.common_dir().join("objects"), format, ids, cap)
+        let mut found: Vec<Option<Vec<u8>>> = ids.iter().map(|_| None).collect();
+        let Some(format) = format else {
+            return found;
+        };
+        for dir in dirs {
+            let rest: Vec<usize> = (0..ids.len()).filter(|i| found[*i].is_none()).collect();
+            if rest.is_empty() {
+                break;
             }
-            _ => ids.iter().map(|_| None).collect(),
+            let asked: Vec<&str> = rest.iter().map(|i| ids[*i]).collect();
+            for (i, got) in rest.into_iter().zip(read_all(dir, format, &asked, cap)) {
+                found[i] = got;
+            }
         }
+        found
     }
 
     /// [`Repo::object_heads_sized`] with the loose blobs read in-process

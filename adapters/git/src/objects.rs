@@ -379,6 +379,9 @@ pub(crate) struct Shared {
     /// temporary index ([`crate::symlinks`]): by tree id, each link's path
     /// and blob id.
     pub(crate) links: Mutex<HashMap<String, crate::symlinks::IndexLinks>>,
+    /// Loose blobs read while git wrote a start's patch
+    /// ([`crate::ahead`]), taken by the next [`Repo::loose_blobs`].
+    pub(crate) ahead: Mutex<Option<crate::ahead::Ahead>>,
 }
 
 /// A frozen patch by (from tree, to tree, cap); `None`: over the cap.

@@ -45,6 +45,11 @@ impl Incoming {
         Ok(Self { dir, objects })
     }
 
+    /// The quarantine's object directory.
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
     /// The variables under which git writes into the quarantine and reads
     /// the repository's objects through it.
     pub(crate) fn env(&self) -> [(&'static str, &OsStr); 2] {
@@ -240,29 +245,48 @@ impl Repo {
         let mut buf = vec![0u8; 64 * 1024];
         let mut over = false;
         let mut patch_start = None;
-        loop {
-            let n = match stdout.read(&mut buf) {
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(e.into());
+        let quarantine = incoming.map(Incoming::path);
+        // The blobs the observation reads next are read on another thread
+        // while git writes the patch ([`crate::ahead`]); joined before
+        // anything is decided.
+        let read = std::thread::scope(|scope| {
+            let mut ahead = None;
+            let read = loop {
+                let n = match stdout.read(&mut buf) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => break Err(e),
+                };
+                if n == 0 {
+                    break Ok(());
+                }
+                out.extend_from_slice(&buf[..n]);
+                if patch_start.is_none()
+                    && let Some((raw_end, _, start)) = sections(&out)
+                {
+                    patch_start = Some(start);
+                    let raw = out[..raw_end].to_vec();
+                    ahead = std::thread::Builder::new()
+                        .name("probity-ahead".into())
+                        .spawn_scoped(scope, move || self.read_ahead(&raw, quarantine))
+                        .ok();
+                }
+                if let Some(start) = patch_start
+                    && (out.len() - start) as u64 > cap
+                {
+                    over = true;
+                    break Ok(());
                 }
             };
-            if n == 0 {
-                break;
+            if let Some(ahead) = ahead {
+                let _ = ahead.join();
             }
-            out.extend_from_slice(&buf[..n]);
-            if patch_start.is_none() {
-                patch_start = sections(&out).map(|(_, _, start)| start);
-            }
-            if let Some(start) = patch_start
-                && (out.len() - start) as u64 > cap
-            {
-                over = true;
-                break;
-            }
+            read
+        });
+        if let Err(e) = read {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(e.into());
         }
         drop(stdout);
         if over {
