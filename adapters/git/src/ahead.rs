@@ -90,7 +90,8 @@ impl Repo {
         let ids: Vec<&str> = old.iter().chain(&new).map(String::as_str).collect();
         let mut dirs: Vec<PathBuf> = quarantine.map(Path::to_path_buf).into_iter().collect();
         dirs.push(self.common_dir().join("objects"));
-        let found = self.loose_blobs_in(&dirs, &ids, CONTENT_CAP);
+        let mut found = self.loose_blobs_in(&dirs, &ids, CONTENT_CAP);
+        self.fill_from_packs(&ids, &mut found, CONTENT_CAP);
         // The reader's questions, as the observation asks them: of the
         // sides in the store (a start's new side is in the quarantine,
         // which the reader does not see), the sizes of those not read

@@ -563,7 +563,18 @@ impl Repo {
             .iter()
             .partition(|p| gitlinks.contains(**p) || p.as_str().contains('\n'));
         let mut found = self.in_index(&listed)?;
-        let mut left = asked;
+        let read = match self.in_index_in_process(&asked) {
+            Some(read) => read,
+            None => self.in_index_by_reader(asked)?,
+        };
+        found.extend(read);
+        Ok(found)
+    }
+
+    /// [`Self::in_index_read`]'s question for `left` asked of the object
+    /// reader, one stage at a time.
+    fn in_index_by_reader(&self, mut left: Vec<&RepoPath>) -> Result<HashSet<RepoPath>, GitError> {
+        let mut found = HashSet::new();
         for stage in 0..4 {
             if left.is_empty() {
                 break;

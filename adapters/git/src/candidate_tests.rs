@@ -152,65 +152,134 @@ fn read_paths_answers_as_read_path_does_for_each() {
 
 /// A start's one diff reads the changed blobs ahead while git writes the
 /// patch (`crate::ahead`): the new side's loose blobs, still in the
-/// quarantine, are git's bytes and are taken once; the base side's, in a
-/// pack, were asked of git's reader then and are not asked again.
+/// quarantine, and the base side's packed ones are git's bytes and are
+/// taken once. Where the packs are not read in-process (an alternate
+/// store), the base side is asked of git's reader then, and not again.
 #[test]
 fn the_one_diff_reads_the_changed_blobs_ahead_as_git_answers_them() {
+    for alternate in [false, true] {
+        let f = Fixture::new().unwrap();
+        for i in 0..40 {
+            f.write(&format!("d/f{i}.rs"), format!("fn f{i}() {{}}\n"))
+                .unwrap();
+        }
+        f.commit_all("base").unwrap();
+        f.git(&["repack", "-adq"]).unwrap();
+        let empty = tempfile::tempdir().unwrap();
+        if alternate {
+            std::fs::write(
+                f.root().join(".git/objects/info/alternates"),
+                format!("{}\n", empty.path().display()),
+            )
+            .unwrap();
+        }
+        for i in 0..40 {
+            f.write(&format!("d/f{i}.rs"), format!("fn f{i}() {{ {i} }}\n"))
+                .unwrap();
+        }
+        for i in 0..5 {
+            f.write(&format!("new/n{i}.rs"), format!("fn n{i}() {{}}\n"))
+                .unwrap();
+        }
+        let repo = f.repo().unwrap();
+        assert_eq!(repo.object_format().unwrap(), "sha1");
+        let incoming = Incoming::new(&repo).unwrap();
+        let index = repo.git_dir().join("index");
+        let trees = repo
+            .trees_from_index(&index, true, Some(&incoming))
+            .unwrap();
+        let diff = repo
+            .one_diff(
+                &trees.base_tree,
+                &trees.candidate_tree,
+                Some(&incoming),
+                MAX_DIFF_BYTES,
+            )
+            .unwrap();
+        let (old, new) = crate::ahead::raw_blobs(&diff.raw);
+        assert_eq!((old.len(), new.len()), (40, 45));
+        let all: Vec<&str> = old.iter().chain(&new).map(String::as_str).collect();
+        let old: Vec<&str> = old.iter().map(String::as_str).collect();
+        let taken = repo.take_ahead(&all, CONTENT_CAP);
+        assert!(
+            repo.take_ahead(&all, CONTENT_CAP)
+                .iter()
+                .all(Option::is_none)
+        );
+        incoming.migrate().unwrap();
+        for (i, (id, read)) in all.iter().zip(&taken).enumerate() {
+            let git = f.git(&["cat-file", "blob", id]).unwrap();
+            if alternate && i < old.len() {
+                assert_eq!(read, &None, "{id}: packed, left to the reader");
+            } else {
+                assert_eq!(read.as_deref(), Some(git.as_slice()), "{id}");
+            }
+        }
+        if alternate {
+            let asked = repo.object_requests();
+            let old_heads = repo.object_heads_sized(&old, CONTENT_CAP).unwrap();
+            assert_eq!(
+                repo.object_requests(),
+                asked,
+                "the base side was read ahead"
+            );
+            for (id, (_, head, complete)) in old.iter().zip(&old_heads) {
+                assert!(complete);
+                assert_eq!(head, &f.git(&["cat-file", "blob", id]).unwrap(), "{id}");
+            }
+        }
+    }
+}
+
+/// Which added paths the user's index holds, read in-process, is the
+/// object reader's answer (`:<stage>:<path>`) on the same index; an index
+/// the parser does not read (intent to add, a conflict) is left to it.
+#[test]
+fn the_index_membership_read_in_process_is_the_readers() {
     let f = Fixture::new().unwrap();
-    for i in 0..40 {
-        f.write(&format!("d/f{i}.rs"), format!("fn f{i}() {{}}\n"))
-            .unwrap();
-    }
+    f.write("kept.rs", "fn a() {}\n").unwrap();
+    f.write("src/old.rs", "fn b() {}\n").unwrap();
     f.commit_all("base").unwrap();
-    f.git(&["repack", "-adq"]).unwrap();
-    for i in 0..40 {
-        f.write(&format!("d/f{i}.rs"), format!("fn f{i}() {{ {i} }}\n"))
-            .unwrap();
-    }
-    for i in 0..5 {
-        f.write(&format!("new/n{i}.rs"), format!("fn n{i}() {{}}\n"))
-            .unwrap();
-    }
+    f.write("src/staged.rs", "fn c() {}\n").unwrap();
+    f.git(&["add", "src/staged.rs"]).unwrap();
+    f.write("src/untracked.rs", "fn d() {}\n").unwrap();
+    f.git(&["rm", "-q", "--cached", "src/old.rs"]).unwrap();
+    f.write("kept.rs", "fn a() { 1 }\n").unwrap();
     let repo = f.repo().unwrap();
     assert_eq!(repo.object_format().unwrap(), "sha1");
-    let incoming = Incoming::new(&repo).unwrap();
-    let index = repo.git_dir().join("index");
-    let trees = repo
-        .trees_from_index(&index, true, Some(&incoming))
-        .unwrap();
-    let diff = repo
-        .one_diff(
-            &trees.base_tree,
-            &trees.candidate_tree,
-            Some(&incoming),
-            MAX_DIFF_BYTES,
-        )
-        .unwrap();
-    let (old, new) = crate::ahead::raw_blobs(&diff.raw);
-    assert_eq!((old.len(), new.len()), (40, 45));
-    let old: Vec<&str> = old.iter().map(String::as_str).collect();
-    let new: Vec<&str> = new.iter().map(String::as_str).collect();
-    let taken = repo.take_ahead(&new, CONTENT_CAP);
-    assert!(taken.iter().all(Option::is_some), "{taken:?}");
-    assert!(
-        repo.take_ahead(&new, CONTENT_CAP)
-            .iter()
-            .all(Option::is_none)
-    );
-    incoming.migrate().unwrap();
-    let asked = repo.object_requests();
-    let old_heads = repo.object_heads_sized(&old, CONTENT_CAP).unwrap();
-    assert_eq!(
-        repo.object_requests(),
-        asked,
-        "the base side was read ahead"
-    );
-    for (id, (_, head, complete)) in old.iter().zip(&old_heads) {
-        assert!(complete);
-        assert_eq!(head, &f.git(&["cat-file", "blob", id]).unwrap(), "{id}");
-    }
-    for (id, read) in new.iter().zip(&taken) {
-        let git = f.git(&["cat-file", "blob", id]).unwrap();
-        assert_eq!(read.as_deref(), Some(git.as_slice()), "{id}");
-    }
+    let paths: Vec<RepoPath> = [
+        "kept.rs",
+        "src/old.rs",
+        "src/staged.rs",
+        "src/untracked.rs",
+        "src",
+        "absent.rs",
+        "kept.r",
+        "kept.rs.x",
+    ]
+    .iter()
+    .map(|p| RepoPath::parse(*p).unwrap())
+    .collect();
+    let refs: Vec<&RepoPath> = paths.iter().collect();
+    let mine = repo.in_index_in_process(&refs).expect("read in-process");
+    let git = repo.in_index_by_reader(refs.clone()).unwrap();
+    assert_eq!(mine, git);
+    let names: std::collections::BTreeSet<&str> = mine.iter().map(RepoPath::as_str).collect();
+    assert_eq!(names, ["kept.rs", "src/staged.rs"].into_iter().collect());
+    // Intent to add: the parser does not read the index; git answers.
+    f.git(&["add", "-N", "src/untracked.rs"]).unwrap();
+    assert!(repo.in_index_in_process(&refs).is_none());
+    let left: std::collections::BTreeSet<String> = repo
+        .in_index_read(&refs, &HashSet::new())
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().to_string())
+        .collect();
+    let by_reader: std::collections::BTreeSet<String> = repo
+        .in_index_by_reader(refs.clone())
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().to_string())
+        .collect();
+    assert_eq!(left, by_reader);
 }

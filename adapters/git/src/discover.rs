@@ -348,7 +348,7 @@ impl Presence {
 }
 
 /// How many objects a pack index's fan-out table counts.
-fn idx_count(head: &[u8; 8 + 256 * 4]) -> u64 {
+pub(crate) fn idx_count(head: &[u8; 8 + 256 * 4]) -> u64 {
     u64::from(u32::from_be_bytes([
         head[1028], head[1029], head[1030], head[1031],
     ]))
@@ -356,7 +356,7 @@ fn idx_count(head: &[u8; 8 + 256 * 4]) -> u64 {
 
 /// The sorted names of an opened version-2 pack index ([`idx_head`]);
 /// `None` for anything else.
-fn idx_names(
+pub(crate) fn idx_names(
     (file, len, head): (File, u64, [u8; 8 + 256 * 4]),
     hash_len: usize,
 ) -> Option<Vec<u8>> {
@@ -396,7 +396,7 @@ fn hex_bytes(hex: &str) -> Option<Vec<u8>> {
 }
 
 /// A regular file opened for reading (never a FIFO or device).
-fn regular(path: &Path) -> Option<File> {
+pub(crate) fn regular(path: &Path) -> Option<File> {
     std::fs::symlink_metadata(path)
         .ok()
         .filter(std::fs::Metadata::is_file)?;
@@ -451,7 +451,7 @@ fn in_packs(pack_dir: &Path, raw: &[u8]) -> Option<Option<Vec<u8>>> {
 
 /// A version-2 pack index opened: the file, its length, and its header
 /// and fan-out table; `None` for anything else.
-fn idx_head(idx: &Path) -> Option<(File, u64, [u8; 8 + 256 * 4])> {
+pub(crate) fn idx_head(idx: &Path) -> Option<(File, u64, [u8; 8 + 256 * 4])> {
     let file = regular(idx)?;
     let len = file.metadata().ok()?.len();
     let mut head = [0u8; 8 + 256 * 4];

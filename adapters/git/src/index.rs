@@ -173,6 +173,16 @@ impl Index<'_> {
         self.parsed.entries.len()
     }
 
+    /// The object id of the entry at `path` (stage 0, the only stage a
+    /// parsed index holds), found by its sorted order.
+    pub(crate) fn oid_of(&self, path: &[u8]) -> Option<&[u8]> {
+        let entries = &self.parsed.entries;
+        let at = entries
+            .binary_search_by(|e| self.parsed.path(e).cmp(path))
+            .ok()?;
+        Some(entries[at].oid)
+    }
+
     /// The path of entry `i`.
     pub(crate) fn path(&self, i: usize) -> Option<&[u8]> {
         Some(self.parsed.path(self.parsed.entries.get(i)?))

@@ -24,6 +24,7 @@ pub mod notes;
 mod notes_history;
 pub mod objects;
 mod onediff;
+mod packed;
 mod par;
 pub mod port;
 mod program;

@@ -36,7 +36,7 @@ use crate::Repo;
 
 /// The hash of an object format, by its id's length in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Format {
+pub(crate) enum Format {
     Sha1,
     Sha256,
 }
@@ -57,9 +57,14 @@ impl Format {
         }
     }
 
+    /// An id's length in bytes.
+    pub(crate) fn hash_len(self) -> usize {
+        self.hex_len() / 2
+    }
+
     /// The object's id; `None` when SHA-1's collision detection fires
     /// (git refuses such an object: git decides).
-    fn id_of(self, object: &[u8]) -> Option<Vec<u8>> {
+    pub(crate) fn id_of(self, object: &[u8]) -> Option<Vec<u8>> {
         let raw = match self {
             Self::Sha256 => {
                 use sha2::Digest as _;
@@ -103,6 +108,12 @@ fn read_all(objects: &Path, format: Format, ids: &[&str], cap: usize) -> Vec<Opt
 /// The path of a loose object and the id's bytes, when `id` is a full
 /// lower-case hex id.
 fn loose_path(objects: &Path, format: Format, id: &str) -> Option<(PathBuf, Vec<u8>)> {
+    let raw = raw_id(format, id)?;
+    Some((objects.join(&id[..2]).join(&id[2..]), raw))
+}
+
+/// The bytes of `id`, when it is a full lower-case hex id of `format`.
+pub(crate) fn raw_id(format: Format, id: &str) -> Option<Vec<u8>> {
     if id.len() != format.hex_len() {
         return None;
     }
@@ -111,12 +122,10 @@ fn loose_path(objects: &Path, format: Format, id: &str) -> Option<(PathBuf, Vec<
         b'a'..=b'f' => Some(b - b'a' + 10),
         _ => None,
     };
-    let raw = id
-        .as_bytes()
+    id.as_bytes()
         .chunks(2)
         .map(|pair| Some(nibble(pair[0])? << 4 | nibble(*pair.get(1)?)?))
-        .collect::<Option<Vec<u8>>>()?;
-    Some((objects.join(&id[..2]).join(&id[2..]), raw))
+        .collect::<Option<Vec<u8>>>()
 }
 
 /// The largest loose file read for `cap` bytes of content: deflate's
@@ -244,6 +253,16 @@ impl Repo {
         found
     }
 
+    /// The object format, when already known (never asked here: that
+    /// would start a git).
+    pub(crate) fn known_format(&self) -> Option<Format> {
+        self.shared()
+            .object_format
+            .lock()
+            .ok()
+            .and_then(|f| f.as_deref().and_then(Format::of))
+    }
+
     /// [`Repo::loose_blobs`] from the object directories `dirs` (each
     /// blob from the first that holds it as [`crate::loose`] requires),
     /// nothing taken from what was read ahead.
@@ -253,14 +272,8 @@ impl Repo {
         ids: &[&str],
         cap: usize,
     ) -> Vec<Option<Vec<u8>>> {
-        let format = self
-            .shared()
-            .object_format
-            .lock()
-            .ok()
-            .and_then(|f| f.as_deref().and_then(Format::of));
         let mut found: Vec<Option<Vec<u8>>> = ids.iter().map(|_| None).collect();
-        let Some(format) = format else {
+        let Some(format) = self.known_format() else {
             return found;
         };
         for dir in dirs {
@@ -284,7 +297,8 @@ impl Repo {
         ids: &[&str],
         cap: usize,
     ) -> Result<Vec<(u64, Vec<u8>, bool)>, crate::GitError> {
-        let found = self.loose_blobs(ids, cap);
+        let mut found = self.loose_blobs(ids, cap);
+        self.fill_from_packs(ids, &mut found, cap);
         self.heads_with(ids, found, cap)
     }
 

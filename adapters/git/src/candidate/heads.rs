@@ -92,7 +92,8 @@ impl Repo {
         // Loose blobs within the cap read in-process, each once, when that
         // is certainly git's answer ([`crate::loose`]); git is asked for
         // the others below, as before. None of them is over the limit.
-        let found = self.loose_blobs(&blobs, CONTENT_CAP);
+        let mut found = self.loose_blobs(&blobs, CONTENT_CAP);
+        self.fill_from_packs(&blobs, &mut found, CONTENT_CAP);
         let mut found_at = found.iter();
         let mut old_read: Vec<Option<u64>> = Vec::new();
         for e in raw {
@@ -155,6 +156,29 @@ impl Repo {
             });
         }
         Ok(heads)
+    }
+
+    /// Which of `paths` the user's index holds with an object the store
+    /// has, read in-process ([`crate::index`], [`crate::discover::Presence`])
+    /// where that is certainly git's answer to `cat-file`'s `:<stage>:<path>`;
+    /// `None` leaves every path to git: an index the parser does not read
+    /// (conflicts, intent to add, split or sparse, over 1 GiB), an unknown
+    /// object format, a store `Presence` is not sure of.
+    pub(super) fn in_index_in_process(&self, paths: &[&RepoPath]) -> Option<HashSet<RepoPath>> {
+        let hash_len = self.known_format()?.hash_len();
+        let bytes =
+            probity_scratch::input::read_regular(&self.git_dir().join("index"), 1 << 30).ok()?;
+        let index = crate::index::read(&bytes, hash_len)?;
+        let presence = crate::discover::Presence::of(self.common_dir(), hash_len)?;
+        let mut found = HashSet::new();
+        for p in paths {
+            if let Some(oid) = index.oid_of(p.as_str().as_bytes())
+                && presence.has(oid)?
+            {
+                found.insert((*p).clone());
+            }
+        }
+        Some(found)
     }
 
     /// Leading bytes of blobs: the loose ones within the cap read
