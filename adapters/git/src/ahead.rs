@@ -90,8 +90,16 @@ impl Repo {
         let ids: Vec<&str> = old.iter().chain(&new).map(String::as_str).collect();
         let mut dirs: Vec<PathBuf> = quarantine.map(Path::to_path_buf).into_iter().collect();
         dirs.push(self.common_dir().join("objects"));
-        let mut found = self.loose_blobs_in(&dirs, &ids, CONTENT_CAP);
+        // The packs first: a packed blob is found in memory, where looking
+        // for it among the loose objects of two directories is two failed
+        // path lookups each.
+        let mut found: Vec<Option<Vec<u8>>> = ids.iter().map(|_| None).collect();
         self.fill_from_packs(&ids, &mut found, CONTENT_CAP);
+        let left: Vec<usize> = (0..ids.len()).filter(|i| found[*i].is_none()).collect();
+        let asked: Vec<&str> = left.iter().map(|i| ids[*i]).collect();
+        for (i, got) in left.into_iter().zip(self.loose_blobs_in(&dirs, &asked, CONTENT_CAP)) {
+            found[i] = got;
+        }
         // The reader's questions, as the observation asks them: of the
         // sides in the store (a start's new side is in the quarantine,
         // which the reader does not see), the sizes of those not read
