@@ -209,8 +209,11 @@ fn the_one_diff_reads_the_changed_blobs_ahead_as_git_answers_them() {
         incoming.migrate().unwrap();
         for (i, (id, read)) in all.iter().zip(&taken).enumerate() {
             let git = f.git(&["cat-file", "blob", id]).unwrap();
-            if alternate && i < old.len() {
-                assert_eq!(read, &None, "{id}: packed, left to the reader");
+            if alternate {
+                // With an alternate store git decides where an object is:
+                // nothing is read in-process.
+                let _ = i;
+                assert_eq!(read, &None, "{id}: left to git");
             } else {
                 assert_eq!(read.as_deref(), Some(git.as_slice()), "{id}");
             }

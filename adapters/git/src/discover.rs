@@ -292,7 +292,10 @@ impl Presence {
             Ok(entries) => {
                 for entry in entries {
                     let path = entry.ok()?.path();
-                    if path.extension().is_some_and(|e| e == "idx") {
+                    // git reads an index only beside its pack.
+                    if path.extension().is_some_and(|e| e == "idx")
+                        && regular(&path.with_extension("pack")).is_some()
+                    {
                         heads.push(idx_head(&path)?);
                     }
                 }
@@ -400,7 +403,9 @@ pub(crate) fn regular(path: &Path) -> Option<File> {
     std::fs::symlink_metadata(path)
         .ok()
         .filter(std::fs::Metadata::is_file)?;
-    File::open(path).ok()
+    // Opened without blocking and checked again on the handle: a FIFO
+    // swapped in after the check never blocks the open.
+    probity_scratch::input::open_regular(path).ok()
 }
 
 /// How many inflated bytes are enough for a commit's `tree` line (with a

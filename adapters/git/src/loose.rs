@@ -20,9 +20,14 @@
 //! - those bytes hash to the id (SHA-1 with collision detection, as git's
 //!   own, or SHA-256).
 //!
-//! The last makes the answer git's whichever copy git would read (git
-//! looks in the packs before the loose objects, and in alternates): an
-//! object is its bytes. A loose file that is corrupt, truncated or not
+//! - no pack index of these object directories lists the id, no
+//!   multi-pack index is there, and there is no alternate store: git
+//!   looks in every pack before any loose object and never hashes what it
+//!   reads, so a pack's copy (even a bogus one) is what git would print
+//!   (D-R155's review).
+//!
+//! The hash makes the answer the object's bytes; the last condition makes
+//! it the copy git reads. A loose file that is corrupt, truncated or not
 //! the object its name says is left to git, which decides what it is.
 //! The tests compare every answer with `git cat-file`'s.
 
@@ -276,8 +281,27 @@ impl Repo {
         let Some(format) = self.known_format() else {
             return found;
         };
+        // git looks in every pack (its alternates' too) before any loose
+        // object and never hashes what it reads: a loose blob is answered
+        // only when no pack lists it and there is no alternate store.
+        if ids.is_empty()
+            || dirs
+                .iter()
+                .any(|d| d.join("info").join("alternates").exists())
+        {
+            return found;
+        }
+        let Some(listed) = crate::packed::listed_names(dirs, format, ids.len()) else {
+            return found;
+        };
+        let unlisted: Vec<bool> = ids
+            .iter()
+            .map(|id| raw_id(format, id).is_some_and(|raw| !listed.has(&raw)))
+            .collect();
         for dir in dirs {
-            let rest: Vec<usize> = (0..ids.len()).filter(|i| found[*i].is_none()).collect();
+            let rest: Vec<usize> = (0..ids.len())
+                .filter(|i| found[*i].is_none() && unlisted[*i])
+                .collect();
             if rest.is_empty() {
                 break;
             }

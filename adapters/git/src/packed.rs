@@ -21,10 +21,15 @@
 //! - the chain ends in a blob, and `blob <size>\0` and the bytes hash to
 //!   the id asked (SHA-1 with collision detection, or SHA-256).
 //!
-//! The last makes the answer git's: an object is its bytes, whichever
-//! copy and whichever delta produced them. A pack that is corrupt, has
-//! been replaced since its index was read, or stores the object in a way
-//! this reader does not follow is left to git.
+//! The hash makes the answer the object's bytes; git prints the bytes of
+//! the copy it reads first and never hashes them, so an answer is taken
+//! only where git reads that same copy (D-R155's review): exactly one pack
+//! lists the id, no multi-pack index is there, a delta's base by id is in
+//! its own pack (git looks nowhere else), and each index is one git
+//! accepts (its length, a fan-out that counts its names, its pack's
+//! object count and checksum). A pack that is corrupt, has been replaced
+//! since its index was read, or stores the object in a way this reader
+//! does not follow is left to git.
 //!
 //! Bounded: the indexes' names and offsets are read once per call (at
 //! most [`NAMES_CAP`] of names), and only when enough blobs are asked to
@@ -80,6 +85,86 @@ pub(crate) fn worth_opening(asked: usize, total: u64) -> bool {
     asked >= 16 && total <= (asked as u64).saturating_mul(1024)
 }
 
+/// The sorted names of every pack index of the object directories `dirs`
+/// (each `<dir>/pack/*.idx`, valid or not: git may read any of them), for
+/// the loose reader, which answers only for ids no pack lists (git looks
+/// in the packs first and never hashes what it reads). `None` when any
+/// index is not a version-2 one this reader reads, a multi-pack index is
+/// there, the names are over [`NAMES_CAP`] or, past [`SMALL_NAMES`],
+/// reading them does not pay for `asked` blobs ([`worth_opening`]).
+pub(crate) fn listed_names(
+    dirs: &[std::path::PathBuf],
+    format: Format,
+    asked: usize,
+) -> Option<Listed> {
+    let hl = format.hash_len();
+    let mut heads = Vec::new();
+    for dir in dirs {
+        let pack_dir = dir.join("pack");
+        if std::fs::symlink_metadata(pack_dir.join("multi-pack-index")).is_ok() {
+            return None;
+        }
+        match std::fs::read_dir(&pack_dir) {
+            Ok(entries) => {
+                for entry in entries {
+                    let path = entry.ok()?.path();
+                    if path.extension().is_some_and(|e| e == "idx") {
+                        heads.push(crate::discover::idx_head(&path)?);
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(_) => return None,
+        }
+    }
+    let mut total = 0u64;
+    for (_, _, head) in &heads {
+        total = total.checked_add(crate::discover::idx_count(head))?;
+    }
+    // A few packs' names cost less than a git; beyond, only many blobs
+    // pay for them.
+    if total.checked_mul(hl as u64)? > NAMES_CAP
+        || (total > SMALL_NAMES && !worth_opening(asked, total))
+    {
+        return None;
+    }
+    let names = heads
+        .into_iter()
+        .map(|head| crate::discover::idx_names(head, hl))
+        .collect::<Option<Vec<_>>>()?;
+    Some(Listed { names, hl })
+}
+
+/// Every pack index's sorted names ([`listed_names`]).
+pub(crate) struct Listed {
+    names: Vec<Vec<u8>>,
+    hl: usize,
+}
+
+impl Listed {
+    /// Whether any pack index lists `raw`.
+    pub(crate) fn has(&self, raw: &[u8]) -> bool {
+        let hl = self.hl;
+        raw.len() == hl
+            && self.names.iter().any(|names| {
+                let n = names.len() / hl;
+                let (mut lo, mut hi) = (0usize, n);
+                while lo < hi {
+                    let mid = lo + (hi - lo) / 2;
+                    match names[mid * hl..(mid + 1) * hl].cmp(raw) {
+                        std::cmp::Ordering::Less => lo = mid + 1,
+                        std::cmp::Ordering::Greater => hi = mid,
+                        std::cmp::Ordering::Equal => return true,
+                    }
+                }
+                false
+            })
+    }
+}
+
+/// As many names as are read for the loose reader whatever it is asked.
+const SMALL_NAMES: u64 = 65_536;
+
 /// A resolved object: its kind (git's pack type: 1 commit, 2 tree,
 /// 3 blob, 4 tag) and bytes.
 type Resolved = (u8, Arc<Vec<u8>>);
@@ -112,6 +197,10 @@ impl Packs {
     /// pays for `asked` blobs; `None` otherwise (git answers).
     pub(crate) fn open(objects: &Path, format: Format, asked: usize) -> Option<Self> {
         let hl = format.hash_len();
+        // git reads a multi-pack index's offsets, not the indexes'.
+        if std::fs::symlink_metadata(objects.join("pack").join("multi-pack-index")).is_ok() {
+            return None;
+        }
         let entries = match std::fs::read_dir(objects.join("pack")) {
             Ok(e) => e,
             Err(_) => return None,
@@ -136,7 +225,30 @@ impl Packs {
         let mut packs = Vec::with_capacity(heads.len());
         for ((file, len, head), path) in heads {
             let n = crate::discover::idx_count(&head);
+            // The index git would take (`check_packed_git_idx`): its length
+            // that of `n` objects with at most `n - 1` large offsets.
+            let min = 8 + 1024 + n.checked_mul(hl as u64 + 8)? + 2 * hl as u64;
+            if len < min || len > min + 8 * n.saturating_sub(1) {
+                return None;
+            }
+            let fan: Vec<u64> = head[8..]
+                .chunks_exact(4)
+                .map(|w| u64::from(u32::from_be_bytes([w[0], w[1], w[2], w[3]])))
+                .collect();
             let names = crate::discover::idx_names((file.try_clone().ok()?, len, head), hl)?;
+            // The fan-out counts, for every first byte, the names up to it,
+            // as git looks them up.
+            let mut below = 0u64;
+            let mut at = 0usize;
+            for (byte, count) in fan.iter().enumerate() {
+                while at < names.len() && usize::from(names[at]) == byte {
+                    below += 1;
+                    at += hl;
+                }
+                if *count != below {
+                    return None;
+                }
+            }
             let nu = usize::try_from(n).ok()?;
             let at = 8 + 1024 + n * (hl as u64 + 4);
             let mut small = vec![0u8; nu.checked_mul(4)?];
@@ -160,10 +272,18 @@ impl Packs {
             let mut magic = [0u8; 12];
             pack.read_exact_at(&mut magic, 0).ok()?;
             let version = u32::from_be_bytes([magic[4], magic[5], magic[6], magic[7]]);
-            if &magic[..4] != b"PACK" || !(2..=3).contains(&version) {
+            let count = u32::from_be_bytes([magic[8], magic[9], magic[10], magic[11]]);
+            if &magic[..4] != b"PACK" || !(2..=3).contains(&version) || u64::from(count) != n {
                 return None;
             }
             let end = plen.checked_sub(hl as u64)?;
+            // The pack's trailing checksum is the one its index names.
+            let (mut trailer, mut named) = (vec![0u8; hl], vec![0u8; hl]);
+            pack.read_exact_at(&mut trailer, end).ok()?;
+            file.read_exact_at(&mut named, len - 2 * hl as u64).ok()?;
+            if trailer != named {
+                return None;
+            }
             let mut sorted = offsets.clone();
             sorted.sort_unstable();
             if sorted.first().is_some_and(|o| *o < 12) || sorted.last().is_some_and(|o| *o >= end) {
@@ -180,25 +300,33 @@ impl Packs {
         Some(Self { packs, format })
     }
 
-    /// Where the object `raw` is: (pack, offset).
+    /// Where the object `raw` is: (pack, offset), when exactly one pack
+    /// lists it. git reads the copy of the pack it tries first and never
+    /// hashes it, so with two copies a true one here could differ from
+    /// what git prints.
     fn find(&self, raw: &[u8]) -> Option<(usize, u64)> {
+        let mut found = (0..self.packs.len()).filter_map(|i| Some((i, self.find_in(i, raw)?)));
+        let first = found.next()?;
+        found.next().is_none().then_some(first)
+    }
+
+    /// The offset of `raw` in pack `i`.
+    fn find_in(&self, i: usize, raw: &[u8]) -> Option<u64> {
         let hl = self.format.hash_len();
+        let p = self.packs.get(i)?;
         if raw.len() != hl {
             return None;
         }
-        self.packs.iter().enumerate().find_map(|(i, p)| {
-            let n = p.offsets.len();
-            let (mut lo, mut hi) = (0usize, n);
-            while lo < hi {
-                let mid = lo + (hi - lo) / 2;
-                match p.names[mid * hl..(mid + 1) * hl].cmp(raw) {
-                    std::cmp::Ordering::Less => lo = mid + 1,
-                    std::cmp::Ordering::Greater => hi = mid,
-                    std::cmp::Ordering::Equal => return Some((i, p.offsets[mid])),
-                }
+        let (mut lo, mut hi) = (0usize, p.offsets.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match p.names[mid * hl..(mid + 1) * hl].cmp(raw) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(p.offsets[mid]),
             }
-            None
-        })
+        }
+        None
     }
 
     /// The content of each of `ids` that is a packed blob of at most `cap`
@@ -284,6 +412,16 @@ impl Packs {
                 }
                 6 | 7 if head.size <= CHAIN_CAP => {
                     let next = head.base?;
+                    if chain.is_empty() {
+                        // The result's size first, as git's sizes pass
+                        // reads it: a blob over the limit resolves nothing.
+                        let entry = self.entry(here)?;
+                        let delta = inflate(entry.get(head.data..)?, head.size, z)?;
+                        let (_, a) = delta_size(&delta)?;
+                        if delta_size(delta.get(a..)?)?.0 > limit {
+                            return None;
+                        }
+                    }
                     chain.push((here, head));
                     here = next;
                 }
@@ -338,10 +476,11 @@ impl Packs {
                 Some((at.0, at.1.checked_sub(rel).filter(|b| *b >= 12 && rel > 0)?))
             }
             7 => {
+                // git looks for the base in the delta's own pack only.
                 let hl = self.format.hash_len();
                 let id = first.get(data..data + hl)?;
                 data += hl;
-                Some(self.find(id)?)
+                Some((at.0, self.find_in(at.0, id)?))
             }
             _ => None,
         };
@@ -444,6 +583,11 @@ fn delta_size(data: &[u8]) -> Option<(usize, usize)> {
 /// `delta` applied to `base` as git's `patch_delta` applies it; `None`
 /// when it does not apply exactly or its result is over `limit`.
 fn apply_delta(base: &[u8], delta: &[u8], limit: usize) -> Option<Vec<u8>> {
+    // git's `patch_delta` refuses a delta shorter than its two smallest
+    // size fields and one op.
+    if delta.len() < 4 {
+        return None;
+    }
     let (source, a) = delta_size(delta)?;
     let (target, b) = delta_size(delta.get(a..)?)?;
     if source != base.len() || target > limit {
@@ -520,3 +664,7 @@ impl crate::Repo {
 #[cfg(test)]
 #[path = "packed_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "packed_review_tests.rs"]
+mod review;

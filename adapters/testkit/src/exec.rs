@@ -55,6 +55,20 @@ pub fn copy_executable(from: &Path, to: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Makes a FIFO at `path` (`mkfifo`), for the tests of "a FIFO is never
+/// opened or waited on" in crates whose own source may start no program.
+pub fn mkfifo(path: &Path) -> std::io::Result<()> {
+    let status = Command::new("mkfifo").arg(path).status()?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(std::io::Error::other(format!(
+            "mkfifo {}: {status}",
+            path.display()
+        )))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

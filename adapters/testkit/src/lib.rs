@@ -71,7 +71,7 @@ pub mod threads;
 
 pub use attestations::WithAttestations;
 pub use clock::{FixedClock, TickingStopwatch};
-pub use exec::{copy_executable, write_executable};
+pub use exec::{copy_executable, mkfifo, write_executable};
 pub use faulty::{Crash, Faulty, is_injected};
 pub use git::{FAKE_GIT_VERSION, FakeGit, FakeGitError};
 pub use notes::{FakeNotesError, WithNotes};

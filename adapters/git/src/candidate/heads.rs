@@ -159,26 +159,35 @@ impl Repo {
     }
 
     /// Which of `paths` the user's index holds with an object the store
-    /// has, read in-process ([`crate::index`], [`crate::discover::Presence`])
-    /// where that is certainly git's answer to `cat-file`'s `:<stage>:<path>`;
-    /// `None` leaves every path to git: an index the parser does not read
-    /// (conflicts, intent to add, split or sparse, over 1 GiB), an unknown
-    /// object format, a store `Presence` is not sure of.
-    pub(super) fn in_index_in_process(&self, paths: &[&RepoPath]) -> Option<HashSet<RepoPath>> {
+    /// has, read in-process where that is certainly git's answer to
+    /// `cat-file`'s `:<stage>:<path>`: the index parsed by [`crate::index`]
+    /// (stage 0 only), and every entry found read whole through the
+    /// in-process readers ([`crate::loose`], [`crate::packed`]; an object
+    /// git could not read is then never taken as there). `None` leaves
+    /// every path to git: an index the parser does not read (conflicts,
+    /// intent to add, a split or sparse index, over 1 GiB), an unknown
+    /// object format, an entry's object these readers do not answer (over
+    /// the head cap, not a blob, shadowed by a pack).
+    pub(crate) fn in_index_in_process(&self, paths: &[&RepoPath]) -> Option<HashSet<RepoPath>> {
         let hash_len = self.known_format()?.hash_len();
         let bytes =
             probity_scratch::input::read_regular(&self.git_dir().join("index"), 1 << 30).ok()?;
         let index = crate::index::read(&bytes, hash_len)?;
-        let presence = crate::discover::Presence::of(self.common_dir(), hash_len)?;
-        let mut found = HashSet::new();
-        for p in paths {
-            if let Some(oid) = index.oid_of(p.as_str().as_bytes())
-                && presence.has(oid)?
-            {
-                found.insert((*p).clone());
-            }
+        let entries: Vec<(&RepoPath, String)> = paths
+            .iter()
+            .filter_map(|p| {
+                let oid = index.oid_of(p.as_str().as_bytes())?;
+                Some((*p, crate::index::hex(oid)))
+            })
+            .collect();
+        let ids: Vec<&str> = entries.iter().map(|(_, id)| id.as_str()).collect();
+        let objects = [self.common_dir().join("objects")];
+        let mut read = self.loose_blobs_in(&objects, &ids, CONTENT_CAP);
+        self.fill_from_packs(&ids, &mut read, CONTENT_CAP);
+        if read.iter().any(Option::is_none) {
+            return None;
         }
-        Some(found)
+        Some(entries.into_iter().map(|(p, _)| p.clone()).collect())
     }
 
     /// Leading bytes of blobs: the loose ones within the cap read
