@@ -97,7 +97,10 @@ impl Repo {
         self.fill_from_packs(&ids, &mut found, CONTENT_CAP);
         let left: Vec<usize> = (0..ids.len()).filter(|i| found[*i].is_none()).collect();
         let asked: Vec<&str> = left.iter().map(|i| ids[*i]).collect();
-        for (i, got) in left.into_iter().zip(self.loose_blobs_in(&dirs, &asked, CONTENT_CAP)) {
+        for (i, got) in left
+            .into_iter()
+            .zip(self.loose_blobs_in(&dirs, &asked, CONTENT_CAP))
+        {
             found[i] = got;
         }
         // The reader's questions, as the observation asks them: of the
