@@ -8,9 +8,11 @@
 //! they are read on another thread as soon as the raw section is complete,
 //! in the same way they would be read afterwards:
 //!
-//! - loose blobs in-process ([`crate::loose`], hashed to their ids), from
-//!   the start's quarantine and the repository's objects; kept here, up
-//!   to [`AHEAD_BYTES`], for [`Repo::loose_blobs`] to take;
+//! - in-process where that is certainly git's answer: packed blobs
+//!   ([`crate::packed`], looked for first) and loose ones
+//!   ([`crate::loose`]) from the start's quarantine and the repository's
+//!   objects; kept here, up to [`AHEAD_BYTES`], for [`Repo::loose_blobs`]
+//!   to take;
 //! - the others of the sides already in the store (the base side of a
 //!   start from the work tree; both sides of a commit) through git's
 //!   object reader: their sizes first and, when none is over
@@ -38,7 +40,7 @@ pub(crate) const AHEAD_BYTES: usize = 64 * 1024 * 1024;
 /// saves).
 pub(crate) const AHEAD_MIN_BLOBS: usize = 64;
 
-/// Loose blobs read ahead: each id's whole content, read with `cap`.
+/// Blobs read ahead: each id's whole content, read with `cap`.
 #[derive(Debug, Default)]
 pub(crate) struct Ahead {
     cap: usize,

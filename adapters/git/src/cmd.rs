@@ -271,7 +271,8 @@ const KEPT_ENV: [&str; 5] = [
 
 impl GitCli {
     /// Uses the given executable (e.g. from `PROBITY_GIT`). A bare name
-    /// is looked up in `PATH` once, here ([`crate::program`]).
+    /// is looked up in `PATH`'s absolute directories once, here
+    /// (`program.rs`, D-R153).
     pub fn with_executable(exe: impl Into<OsString>) -> Self {
         Self {
             exe: crate::program::resolve(exe.into()),
