@@ -293,9 +293,7 @@ impl Presence {
                 for entry in entries {
                     let path = entry.ok()?.path();
                     // git reads an index only beside its pack.
-                    if path.extension().is_some_and(|e| e == "idx")
-                        && regular(&path.with_extension("pack")).is_some()
-                    {
+                    if pack_index(&path)? && regular(&path.with_extension("pack")).is_some() {
                         heads.push(idx_head(&path)?);
                     }
                 }
@@ -398,6 +396,28 @@ fn hex_bytes(hex: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// Whether a pack directory's entry is a pack index as git takes one:
+/// `Some(true)` for a name ending in `.idx` before which something stands,
+/// `Some(false)` for any other name, `None` for `.idx` itself (git reads
+/// it as the index of a pack named `.pack`; `Path::extension` sees no
+/// extension there), which leaves the store to git.
+pub(crate) fn pack_index(path: &Path) -> Option<bool> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = path.file_name()?.as_bytes();
+    match name.strip_suffix(b".idx") {
+        Some([]) => None,
+        Some(_) => Some(true),
+        None => Some(false),
+    }
+}
+
+/// Whether git reads a multi-pack index in the pack directory `pack_dir`
+/// (one file, or an incremental chain), which names its own offsets.
+pub(crate) fn multi_pack_index(pack_dir: &Path) -> bool {
+    std::fs::symlink_metadata(pack_dir.join("multi-pack-index")).is_ok()
+        || std::fs::symlink_metadata(pack_dir.join("multi-pack-index.d")).is_ok()
+}
+
 /// A regular file opened for reading (never a FIFO or device).
 pub(crate) fn regular(path: &Path) -> Option<File> {
     std::fs::symlink_metadata(path)
@@ -443,7 +463,7 @@ fn in_packs(pack_dir: &Path, raw: &[u8]) -> Option<Option<Vec<u8>>> {
     };
     for entry in entries {
         let path = entry.ok()?.path();
-        if path.extension().is_none_or(|e| e != "idx") {
+        if !pack_index(&path)? {
             continue;
         }
         if let Some(offset) = idx_lookup(&path, raw)? {

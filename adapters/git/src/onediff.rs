@@ -278,6 +278,11 @@ impl Repo {
                     break Ok(());
                 }
             };
+            if read.is_err() || over {
+                // Stopped early: git need not write on while the thread
+                // finishes.
+                let _ = child.kill();
+            }
             if let Some(ahead) = ahead {
                 let _ = ahead.join();
             }

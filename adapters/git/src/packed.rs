@@ -101,14 +101,14 @@ pub(crate) fn listed_names(
     let mut heads = Vec::new();
     for dir in dirs {
         let pack_dir = dir.join("pack");
-        if std::fs::symlink_metadata(pack_dir.join("multi-pack-index")).is_ok() {
+        if crate::discover::multi_pack_index(&pack_dir) {
             return None;
         }
         match std::fs::read_dir(&pack_dir) {
             Ok(entries) => {
                 for entry in entries {
                     let path = entry.ok()?.path();
-                    if path.extension().is_some_and(|e| e == "idx") {
+                    if crate::discover::pack_index(&path)? {
                         heads.push(crate::discover::idx_head(&path)?);
                     }
                 }
@@ -198,7 +198,7 @@ impl Packs {
     pub(crate) fn open(objects: &Path, format: Format, asked: usize) -> Option<Self> {
         let hl = format.hash_len();
         // git reads a multi-pack index's offsets, not the indexes'.
-        if std::fs::symlink_metadata(objects.join("pack").join("multi-pack-index")).is_ok() {
+        if crate::discover::multi_pack_index(&objects.join("pack")) {
             return None;
         }
         let entries = match std::fs::read_dir(objects.join("pack")) {
@@ -208,7 +208,7 @@ impl Packs {
         let mut heads = Vec::new();
         for entry in entries {
             let path = entry.ok()?.path();
-            if path.extension().is_some_and(|e| e == "idx") {
+            if crate::discover::pack_index(&path)? {
                 heads.push((crate::discover::idx_head(&path)?, path));
             }
         }

@@ -842,3 +842,46 @@ fn holds_an_index_that_is_missing_or_no_file() {
     assert_eq!(index_here(&repo, ASKED), None);
     assert!(start.elapsed() < std::time::Duration::from_secs(5));
 }
+
+/// A pack index named `.idx` (second review): git reads it as the index of
+/// a pack named `.pack`, where `Path::extension` sees no extension. A
+/// bogus copy there is what git prints; the loose reader and the packs
+/// now leave the store to git.
+#[test]
+fn closed_a_pack_index_named_only_idx_is_gits() {
+    let f = Fixture::new().unwrap();
+    let truth = b"loose truth\n";
+    f.write("t.txt", truth).unwrap();
+    f.git(&["hash-object", "-w", "t.txt"]).unwrap();
+    let id = blob_id(truth);
+    let (bad, _) = pack_of(&[entry(3, 5, &[], b"bogus")], 1);
+    let dir = f.root().join(".git/objects/pack");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(".pack"), &bad).unwrap();
+    std::fs::write(dir.join(".idx"), idx_of(&[(id.clone(), 12)], &bad)).unwrap();
+    assert_eq!(git_blob(&f, &hex(&id)).as_deref(), Some(&b"bogus"[..]));
+    let repo = f.repo().unwrap();
+    repo.object_format().unwrap();
+    let got = repo.loose_blobs(&[&hex(&id)], 1 << 20).pop().flatten();
+    assert_eq!(got, None, "the loose copy is shadowed");
+    assert!(mine(&f, &[&hex(&id)], 1 << 20).is_none());
+}
+
+/// An incremental multi-pack index (`pack/multi-pack-index.d`, second
+/// review) names its own offsets as a single one does: git's.
+#[test]
+fn closed_an_incremental_multi_pack_index_is_gits() {
+    let f = Fixture::new().unwrap();
+    f.write("a.txt", "a\n").unwrap();
+    f.commit_all("c").unwrap();
+    f.git(&["repack", "-adq"]).unwrap();
+    let chain = f.root().join(".git/objects/pack/multi-pack-index.d");
+    std::fs::create_dir_all(&chain).unwrap();
+    std::fs::write(chain.join("multi-pack-index-chain"), "").unwrap();
+    assert!(mine(&f, &[&"0".repeat(40)], 1 << 20).is_none());
+    let repo = f.repo().unwrap();
+    repo.object_format().unwrap();
+    let id = String::from_utf8(f.git(&["rev-parse", "HEAD:a.txt"]).unwrap()).unwrap();
+    std::fs::remove_dir_all(&chain).unwrap();
+    assert!(mine(&f, &[id.trim()], 1 << 20).is_some());
+}

@@ -18,7 +18,9 @@
 //! spawn's error names it, or a relative entry the user chose is used).
 //! An executable is a regular file (after symbolic links) with an
 //! execute bit; one the process may not execute (another user's `0700`)
-//! fails to start instead of being skipped as `execvp` would skip it.
+//! fails to start instead of being skipped as `execvp` would skip it. A
+//! file the kernel does not run itself (neither ELF nor `#!`: a script
+//! `execvp` handed to `/bin/sh`) keeps the bare name, as before.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -53,6 +55,18 @@ pub(crate) fn on_path(name: &OsStr, path: Option<&OsStr>) -> Option<PathBuf> {
         .find(|c| {
             std::fs::metadata(c).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
+        .filter(|c| spawnable(c))
+}
+
+/// Whether the kernel runs `path` itself: an ELF binary or a script with
+/// a `#!` line. A script without one ran only through `execvp`'s fallback
+/// to `/bin/sh` (the fork path); such a program keeps its bare name.
+fn spawnable(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|f| f.take(4).read_exact(&mut head))
+        .is_ok_and(|()| head.starts_with(b"#!") || head == *b"\x7fELF")
 }
 
 #[cfg(test)]
@@ -89,6 +103,22 @@ mod tests {
         assert_eq!(
             on_path(OsStr::new("linked"), Some(&path)),
             Some(a.join("linked"))
+        );
+    }
+
+    #[test]
+    fn a_script_without_an_interpreter_line_keeps_its_name() {
+        let t = tempfile::tempdir().unwrap();
+        let bin = t.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        std::fs::write(bin.join("git"), "exec /usr/bin/git \"$@\"\n").unwrap();
+        std::fs::set_permissions(bin.join("git"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(on_path(OsStr::new("git"), Some(bin.as_os_str())), None);
+        let elf = std::fs::read("/proc/self/exe").unwrap();
+        std::fs::write(bin.join("git"), &elf[..64]).unwrap();
+        assert_eq!(
+            on_path(OsStr::new("git"), Some(bin.as_os_str())),
+            Some(bin.join("git"))
         );
     }
 
