@@ -196,28 +196,36 @@ fn inflate_blob(compressed: &[u8], cap: usize, z: &mut Decompress) -> Option<Vec
         // Room for one byte more than the header says: a longer stream
         // fills it and does not end, and is refused.
         object.reserve_exact((total + 1).saturating_sub(object.len()));
-        // The inflater hands out what it holds a window at a time: called
-        // until the stream ends, the room is full or nothing moves.
-        loop {
-            let (was_in, was_out) = (z.total_in(), z.total_out());
-            let consumed = usize::try_from(was_in).ok()?;
-            let status = z
-                .decompress_vec(
-                    compressed.get(consumed..)?,
-                    &mut object,
-                    FlushDecompress::Finish,
-                )
-                .ok()?;
-            if status == Status::StreamEnd {
-                break;
-            }
-            if object.len() > total || (z.total_in(), z.total_out()) == (was_in, was_out) {
-                return None;
-            }
-        }
+        inflate_to_end(compressed, &mut object, total, z)?;
     }
     (usize::try_from(z.total_in()).ok()? == compressed.len() && object.len() == total)
         .then_some(object)
+}
+
+/// Inflates the rest of `compressed` (what `z` has not taken yet) into
+/// `out`'s spare room until the zlib stream ends: `None` when `out` grows
+/// past `limit` bytes or the inflater stops moving first. The inflater
+/// hands out what it holds a window at a time, so it is called until the
+/// stream ends, the room is full or nothing moves.
+pub(crate) fn inflate_to_end(
+    compressed: &[u8],
+    out: &mut Vec<u8>,
+    limit: usize,
+    z: &mut Decompress,
+) -> Option<()> {
+    loop {
+        let (was_in, was_out) = (z.total_in(), z.total_out());
+        let consumed = usize::try_from(was_in).ok()?;
+        let status = z
+            .decompress_vec(compressed.get(consumed..)?, out, FlushDecompress::Finish)
+            .ok()?;
+        if status == Status::StreamEnd {
+            return Some(());
+        }
+        if out.len() > limit || (z.total_in(), z.total_out()) == (was_in, was_out) {
+            return None;
+        }
+    }
 }
 
 /// The size in a loose blob's header (`blob <size>`), when it is written

@@ -42,7 +42,7 @@ use std::os::unix::fs::FileExt as _;
 use std::path::Path;
 use std::sync::Arc;
 
-use flate2::{Decompress, FlushDecompress, Status};
+use flate2::Decompress;
 
 use crate::loose::Format;
 
@@ -538,26 +538,7 @@ fn ofs_delta(data: &[u8]) -> Option<(u64, usize)> {
 fn inflate(compressed: &[u8], size: usize, z: &mut Decompress) -> Option<Vec<u8>> {
     z.reset(true);
     let mut out = Vec::with_capacity(size + 1);
-    loop {
-        let (was_in, was_out) = (z.total_in(), z.total_out());
-        let consumed = usize::try_from(was_in).ok()?;
-        let status = z
-            .decompress_vec(
-                compressed.get(consumed..)?,
-                &mut out,
-                FlushDecompress::Finish,
-            )
-            .ok()?;
-        if status == Status::StreamEnd {
-            break;
-        }
-        if out.len() > size || (z.total_in(), z.total_out()) == (was_in, was_out) {
-            return None;
-        }
-        if out.len() == out.capacity() {
-            return None;
-        }
-    }
+    crate::loose::inflate_to_end(compressed, &mut out, size, z)?;
     (out.len() == size).then_some(out)
 }
 

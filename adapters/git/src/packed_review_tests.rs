@@ -150,6 +150,16 @@ fn agrees(f: &Fixture, raw: &[u8], cap: usize) -> Option<Vec<u8>> {
     got
 }
 
+/// Asserts the in-process answer for `id` is `None` or git's.
+fn none_or_gits(f: &Fixture, id: &str) {
+    let got = mine(f, &[id], 1 << 20).unwrap().pop().flatten();
+    let git = git_blob(f, id);
+    assert!(
+        got.is_none() || got == git,
+        "in-process {got:?}, git {git:?}"
+    );
+}
+
 const BASE: &[u8] = b"the base blob, long enough to copy from\n";
 
 #[test]
@@ -305,12 +315,7 @@ fn closed_a_ref_delta_on_another_packs_base() {
     let (thin, _) = pack_of(&[entry(7, delta.len(), &blob_id(BASE), &delta)], 1);
     install(&f, "thin", &thin, &idx_of(&[(blob_id(&target), 12)], &thin));
     let id = hex(&blob_id(&target));
-    let got = mine(&f, &[&id], 1 << 20).unwrap().pop().flatten();
-    let git = git_blob(&f, &id);
-    assert!(
-        got.is_none() || got == git,
-        "in-process {got:?}, git {git:?}"
-    );
+    none_or_gits(&f, &id);
 }
 
 #[test]
@@ -349,12 +354,7 @@ fn closed_a_delta_shorter_than_git_takes() {
         agrees(&g, &blob_id(b"x"), 1 << 20).as_deref(),
         Some(&b"x"[..])
     );
-    let got = mine(&f, &[&id], 1 << 20).unwrap().pop().flatten();
-    let git = git_blob(&f, &id);
-    assert!(
-        got.is_none() || got == git,
-        "in-process {got:?}, git {git:?}"
-    );
+    none_or_gits(&f, &id);
 }
 
 #[test]
