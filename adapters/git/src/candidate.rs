@@ -821,6 +821,7 @@ impl Repo {
         )?;
         self.refuse_oversized_worktree_files(&diff.raw)?;
         incoming.migrate()?;
+        self.forget_packs();
         self.observe_trees(trees, diff, true)
     }
 

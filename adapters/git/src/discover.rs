@@ -293,7 +293,10 @@ impl Presence {
                 for entry in entries {
                     let path = entry.ok()?.path();
                     // git reads an index only beside its pack.
-                    if pack_index(&path)? && regular(&path.with_extension("pack")).is_some() {
+                    if pack_index(&path)?
+                        && std::fs::symlink_metadata(path.with_extension("pack"))
+                            .is_ok_and(|m| m.is_file())
+                    {
                         heads.push(idx_head(&path)?);
                     }
                 }

@@ -299,12 +299,12 @@ impl Repo {
         {
             return found;
         }
-        let Some(listed) = crate::packed::listed_names(dirs, format, ids.len()) else {
+        let Some(listed) = self.listed_in(dirs, format, ids.len()) else {
             return found;
         };
         let unlisted: Vec<bool> = ids
             .iter()
-            .map(|id| raw_id(format, id).is_some_and(|raw| !listed.has(&raw)))
+            .map(|id| raw_id(format, id).is_some_and(|raw| !listed.iter().any(|l| l.has(&raw))))
             .collect();
         for dir in dirs {
             let rest: Vec<usize> = (0..ids.len())

@@ -382,6 +382,10 @@ pub(crate) struct Shared {
     /// Loose blobs read while git wrote a start's patch
     /// ([`crate::ahead`]), taken by the next [`Repo::loose_blobs`].
     pub(crate) ahead: Mutex<Option<crate::ahead::Ahead>>,
+    /// The store's pack indexes' names and its packs, read once per run
+    /// ([`crate::packed`]): a server hook reads the blobs of every
+    /// delivered commit, one batch each.
+    pub(crate) packs: Mutex<crate::packed::StoreCache>,
 }
 
 /// A frozen patch by (from tree, to tree, cap); `None`: over the cap.

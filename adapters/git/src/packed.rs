@@ -618,7 +618,75 @@ fn apply_delta(base: &[u8], delta: &[u8], limit: usize) -> Option<Vec<u8>> {
     (out.len() == target).then_some(out)
 }
 
+/// What a run keeps of the store's packs: filled on the first read that
+/// pays for it, never on a decline (a later, larger batch may pay), and
+/// dropped when a start moves its quarantine into the store. A pack
+/// written during the run is then not seen until git is asked: its
+/// objects are answered by git, or by the loose reader only where git
+/// wrote both copies itself.
+#[derive(Default)]
+pub(crate) struct StoreCache {
+    listed: Option<Arc<Listed>>,
+    packs: Option<Arc<Packs>>,
+}
+
+impl std::fmt::Debug for StoreCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StoreCache")
+            .field("listed", &self.listed.is_some())
+            .field("packs", &self.packs.is_some())
+            .finish()
+    }
+}
+
 impl crate::Repo {
+    /// The names every pack index of `dirs` lists ([`listed_names`]), the
+    /// store's own read once per run; `None` as [`listed_names`].
+    pub(crate) fn listed_in(
+        &self,
+        dirs: &[std::path::PathBuf],
+        format: Format,
+        asked: usize,
+    ) -> Option<Vec<Arc<Listed>>> {
+        let store = self.common_dir().join("objects");
+        dirs.iter()
+            .map(|dir| {
+                if *dir != store {
+                    return listed_names(std::slice::from_ref(dir), format, asked).map(Arc::new);
+                }
+                let mut cache = self.shared().packs.lock().ok()?;
+                if let Some(listed) = &cache.listed {
+                    return Some(listed.clone());
+                }
+                let listed = Arc::new(listed_names(std::slice::from_ref(dir), format, asked)?);
+                cache.listed = Some(listed.clone());
+                Some(listed)
+            })
+            .collect()
+    }
+
+    /// The store's packs ([`Packs::open`]), opened once per run.
+    fn store_packs(&self, format: Format, asked: usize) -> Option<Arc<Packs>> {
+        let mut cache = self.shared().packs.lock().ok()?;
+        if let Some(packs) = &cache.packs {
+            return Some(packs.clone());
+        }
+        let packs = Arc::new(Packs::open(
+            &self.common_dir().join("objects"),
+            format,
+            asked,
+        )?);
+        cache.packs = Some(packs.clone());
+        Some(packs)
+    }
+
+    /// Forgets the store's packs (a start moved its quarantine in).
+    pub(crate) fn forget_packs(&self) {
+        if let Ok(mut cache) = self.shared().packs.lock() {
+            *cache = StoreCache::default();
+        }
+    }
+
     /// Fills each `None` of `found` (answers for `ids`, in order) with the
     /// blob read from the repository's packs when that is certainly git's
     /// answer (see the module) and reading the packs pays for the blobs
@@ -632,7 +700,7 @@ impl crate::Repo {
         if left.is_empty() || objects.join("info").join("alternates").exists() {
             return;
         }
-        let Some(packs) = Packs::open(&objects, format, left.len()) else {
+        let Some(packs) = self.store_packs(format, left.len()) else {
             return;
         };
         let asked: Vec<&str> = left.iter().map(|i| ids[*i]).collect();

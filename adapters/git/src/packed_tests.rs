@@ -250,3 +250,34 @@ fn a_delta_applies_exactly_or_not_at_all() {
     assert_eq!(ofs_delta(&[0x81, 0x00]), Some((256, 2)));
     assert_eq!(ofs_delta(&[0x81]), None);
 }
+
+#[test]
+fn a_run_reads_the_stores_packs_once_and_never_keeps_a_decline() {
+    let f = Fixture::new().unwrap();
+    history(&f, f.root());
+    f.git(&["repack", "-adfq"]).unwrap();
+    let repo = f.repo().unwrap();
+    repo.object_format().unwrap();
+    let ids = all_blobs(&f, f.root());
+    let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let kept = |repo: &crate::Repo| {
+        let c = repo.shared().packs.lock().unwrap();
+        (c.listed.is_some(), c.packs.is_some())
+    };
+    // Too few blobs to pay for the packs: declined, nothing kept.
+    let mut few: Vec<Option<Vec<u8>>> = vec![None; 3];
+    repo.fill_from_packs(&refs[..3], &mut few, CONTENT_CAP);
+    assert_eq!(kept(&repo), (false, false));
+    // A batch that pays opens them once for the run.
+    let mut all: Vec<Option<Vec<u8>>> = vec![None; refs.len()];
+    repo.fill_from_packs(&refs, &mut all, CONTENT_CAP);
+    repo.loose_blobs(&refs, CONTENT_CAP);
+    assert_eq!(kept(&repo), (true, true));
+    // Then even a small batch reads from what the run kept.
+    let i = all.iter().position(Option::is_some).unwrap();
+    let mut small: Vec<Option<Vec<u8>>> = vec![None; 1];
+    repo.fill_from_packs(&refs[i..=i], &mut small, CONTENT_CAP);
+    assert!(small[0].is_some() && small[0] == all[i]);
+    repo.forget_packs();
+    assert_eq!(kept(&repo), (false, false));
+}
