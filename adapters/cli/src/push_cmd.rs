@@ -251,23 +251,21 @@ fn push_once(
     use std::io::IsTerminal;
     let progress = std::io::stderr().is_terminal();
     let verdict = if hooked {
-        let file = tempfile::NamedTempFile::new().map_err(|e| {
+        // An interrupted push removes it too (its drop does otherwise).
+        Some(probity_scratch::RegisteredTemp::new().map_err(|e| {
             CliError::new(
                 ErrorKind::Io,
                 "push_failed",
                 format!("a temporary file for the pre-push verdict could not be made: {e}"),
                 "check $TMPDIR (free space, permissions), then `probity push` again; nothing was pushed",
             )
-        })?;
-        // An interrupted push removes it too (its drop does otherwise).
-        let registered = probity_scratch::registry::artifact(file.path());
-        Some((file, registered))
+        })?)
     } else {
         None
     };
     let mut env: Vec<(&str, &std::ffi::OsStr)> = verdict
         .iter()
-        .map(|(f, _)| (VERDICT_ENV, f.path().as_os_str()))
+        .map(|f| (VERDICT_ENV, f.path().as_os_str()))
         .collect();
     if verdict.is_some() {
         env.push((VERDICT_REMOTE_ENV, std::ffi::OsStr::new(remote)));
@@ -283,7 +281,7 @@ fn push_once(
             &mut std::io::stderr(),
         )
         .map_err(repo_error)?;
-    let verdict = verdict.and_then(|(f, _registered)| read_verdict(f.path()));
+    let verdict = verdict.and_then(|f| read_verdict(f.path()));
     Ok(Pushed { outcome, verdict })
 }
 

@@ -28,5 +28,6 @@ pub mod temp;
 pub use registry::Registered;
 pub use scratch::{Scratch, scavenge, scavenge_with};
 pub use temp::{
-    LockedTemp, create_dir_durable, fsyncs, remove_if_orphaned, sync_dir, sync_file, write_atomic,
+    LockedTemp, RegisteredTemp, create_dir_durable, fsyncs, remove_if_orphaned, sync_dir,
+    sync_file, write_atomic,
 };

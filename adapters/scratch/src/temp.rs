@@ -79,6 +79,45 @@ impl LockedTemp {
     }
 }
 
+/// A named temp file in `$TMPDIR` (`.tmp<random>`), registered for removal
+/// if the run is interrupted. Dropping it removes the file.
+#[derive(Debug)]
+pub struct RegisteredTemp {
+    file: tempfile::NamedTempFile,
+    _registered: Vec<Registered>,
+}
+
+impl RegisteredTemp {
+    /// Creates it and registers it in one step (as [`LockedTemp::new_in`]
+    /// does): a signal between its creation and a later registration would
+    /// leave it behind.
+    pub fn new() -> std::io::Result<RegisteredTemp> {
+        let (file, registered) = registry::make(|| {
+            let file = tempfile::NamedTempFile::new()?;
+            let entry = registry::Entry::Artifact(file.path().to_path_buf());
+            Ok((file, vec![entry]))
+        })?;
+        Ok(RegisteredTemp {
+            file,
+            _registered: registered,
+        })
+    }
+
+    /// The temp file's path.
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+}
+
+impl Write for RegisteredTemp {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
 impl Write for LockedTemp {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         self.file.write(buf)
@@ -283,5 +322,18 @@ mod tests {
         std::fs::remove_file(t.path()).unwrap();
         assert!(!still_ours(t.as_file(), t.path()));
         drop(f);
+    }
+
+    #[test]
+    fn a_registered_temp_is_in_the_set_from_its_creation_and_leaves_with_its_file() {
+        let mut t = RegisteredTemp::new().unwrap();
+        t.write_all(b"verdict").unwrap();
+        let path = t.path().to_path_buf();
+        assert_eq!(std::fs::read(&path).unwrap(), b"verdict");
+        let listed = || registry::snapshot().contains(&registry::Entry::Artifact(path.clone()));
+        assert!(listed(), "an interrupted run would remove it");
+        drop(t);
+        assert!(!path.exists());
+        assert!(!listed());
     }
 }

@@ -49,7 +49,7 @@ pub struct BasePolicy {
 
 enum Signers {
     Configured(PathBuf),
-    FromBase(tempfile::NamedTempFile),
+    FromBase(probity_scratch::RegisteredTemp),
 }
 
 impl BasePolicy {
@@ -162,7 +162,7 @@ pub fn read_policies(
         let signers = match (configured, &content.1) {
             (Some(p), _) => Some(Signers::Configured(p.to_path_buf())),
             (None, Some(signers)) => {
-                let mut tmp = tempfile::NamedTempFile::new().map_err(repo_error)?;
+                let mut tmp = probity_scratch::RegisteredTemp::new().map_err(repo_error)?;
                 std::io::Write::write_all(&mut tmp, signers).map_err(repo_error)?;
                 Some(Signers::FromBase(tmp))
             }
