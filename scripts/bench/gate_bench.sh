@@ -62,6 +62,16 @@ change() {
    mkdir -p new && for i in $(seq 1 20); do echo "fn n$i() {}" > "new/n$i.rs"; done)
 }
 
+# restamp DIR N: the N files change() changed get content no object store
+# holds yet (a first start after an edit writes every changed file's blob;
+# a start again over the same edit writes none).
+STAMP=0
+restamp() {
+  STAMP=$((STAMP + 1))
+  (cd "$1" && "$GIT" ls-files '*.rs' | awk -v n="$2" -v t="$STAMP-$$" \
+    'NR <= n { getline first < $0; close($0); print first > $0; print "// changed " t > $0; close($0) }')
+}
+
 # approve DIR BIN: start and approve the live candidate
 approve() {
   local dir=$1 bin=$2 l
@@ -123,6 +133,17 @@ run_section 2 && for n in 50 5000; do
     rm -rf "$R/.git/probity"
     report "new start, $n changed files ($(tag "$bin"))" "start$n$(tag "$bin")" "tree$n" \
       "$(counts "$R" "$bin" start)" "$(counts "$R" bash -c peer_tree)"
+  done
+  # The same with the changed files' content new to the store each run.
+  for _ in $(seq 1 "$ROUNDS"); do
+    for bin in "${BINS[@]}"; do restamp "$R" "$n"; new_start "fresh$n$(tag "$bin")" "$bin"; done
+    restamp "$R" "$n"; time_it "ftree$n" "$R" bash -c peer_tree
+  done
+  for bin in "${BINS[@]}"; do
+    rm -rf "$R/.git/probity"; restamp "$R" "$n"; c=$(counts "$R" "$bin" start)
+    restamp "$R" "$n"
+    report "new start, $n changed files, content new to the store ($(tag "$bin"))" \
+      "fresh$n$(tag "$bin")" "ftree$n" "$c" "$(counts "$R" bash -c peer_tree)"
   done
 done
 

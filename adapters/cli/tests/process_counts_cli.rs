@@ -16,6 +16,12 @@ use support::*;
 /// A `git` wrapper in `dir` that logs each run to `dir/count` and then
 /// runs the real git (found before anything is prepended).
 fn wrapper(dir: &Path) -> (PathBuf, PathBuf) {
+    wrapper_logging(dir, r#""$*""#)
+}
+
+/// [`wrapper`] logging `line` (a shell word, expanded in the run's
+/// environment) for each run.
+fn wrapper_logging(dir: &Path, line: &str) -> (PathBuf, PathBuf) {
     let real = Command::new("sh")
         .args(["-c", "command -v git"])
         .output()
@@ -27,7 +33,7 @@ fn wrapper(dir: &Path) -> (PathBuf, PathBuf) {
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\nexec '{real}' \"$@\"\n",
+            "#!/bin/sh\nprintf '%s\\n' {line} >> '{}'\nexec '{real}' \"$@\"\n",
             counter.display()
         ),
     )
@@ -348,6 +354,38 @@ fn a_new_start_runs_a_bounded_number_of_gits() {
         1,
         "{runs:#?}"
     );
+}
+
+/// A new start's `git add -A` keeps zlib's memory from one object to the
+/// next (D-R156), with the caller's own glibc tunables after Probity's so
+/// that theirs win; no other git is given the variable by Probity.
+#[test]
+fn a_new_starts_add_keeps_zlibs_memory_and_the_callers_own_tunables() {
+    let f = medium_change();
+    let tools = tempfile::tempdir().unwrap();
+    let (git, log) = wrapper_logging(tools.path(), r#""${GLIBC_TUNABLES-unset}|$*""#);
+    let theirs = "glibc.malloc.perturb=0";
+    let r = probity_env(
+        f.root(),
+        &["start"],
+        &[
+            ("PROBITY_GIT", git.to_str().unwrap()),
+            ("GLIBC_TUNABLES", theirs),
+        ],
+    );
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let runs = take(&log);
+    let (adds, others): (Vec<&String>, Vec<&String>) =
+        runs.iter().partition(|r| r.contains(" add -A "));
+    assert_eq!(adds.len(), 1, "{runs:#?}");
+    assert!(
+        adds[0].starts_with(&format!("glibc.malloc.trim_threshold=1048576:{theirs}|")),
+        "{runs:#?}"
+    );
+    assert!(!others.is_empty(), "{runs:#?}");
+    for run in others {
+        assert!(run.starts_with(&format!("{theirs}|")), "{runs:#?}");
+    }
 }
 
 #[test]

@@ -222,6 +222,12 @@ impl Repo {
         // which git then reads as no entries at all, an empty candidate
         // (D-R152's review).
         if add_all {
+            // It deflates each new object with fresh zlib state (D-R156).
+            let tunables = crate::program::object_writer_tunables(
+                std::env::var_os("GLIBC_TUNABLES").as_deref(),
+            );
+            let mut env = env.clone();
+            env.push(("GLIBC_TUNABLES", &tunables));
             self.run_with(
                 [
                     "-c",

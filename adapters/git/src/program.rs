@@ -69,6 +69,28 @@ fn spawnable(path: &Path) -> bool {
         .is_ok_and(|()| head.starts_with(b"#!") || head == *b"\x7fELF")
 }
 
+/// The glibc tunable a git that deflates one new object after another
+/// runs with (D-R156): zlib sets up about 256 KiB of state for each object
+/// and frees it, and glibc gives that memory back to the kernel at once
+/// (its default trim threshold is 128 KiB), so every object faulted in
+/// fresh zeroed pages again. Keeping up to 1 MiB at the heap's top made
+/// `git add -A` of 5,000 new files 1.8 times faster on tmpfs. Other C
+/// libraries ignore the variable.
+const OBJECT_WRITER_TUNABLES: &str = "glibc.malloc.trim_threshold=1048576";
+
+/// `GLIBC_TUNABLES` for a git that writes many objects
+/// ([`OBJECT_WRITER_TUNABLES`]), given the caller's own value: ours first,
+/// theirs after, so a setting of theirs for the same name wins (glibc
+/// applies them in order).
+pub(crate) fn object_writer_tunables(theirs: Option<&OsStr>) -> OsString {
+    let mut value = OsString::from(OBJECT_WRITER_TUNABLES);
+    if let Some(theirs) = theirs.filter(|t| !t.is_empty()) {
+        value.push(":");
+        value.push(theirs);
+    }
+    value
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,6 +171,22 @@ mod tests {
         assert_eq!(
             on_path(OsStr::new("no-such-program-probity"), Some(bin)),
             None
+        );
+    }
+
+    #[test]
+    fn the_object_writers_tunable_comes_first_and_the_callers_own_after() {
+        assert_eq!(
+            object_writer_tunables(None),
+            OsString::from("glibc.malloc.trim_threshold=1048576")
+        );
+        assert_eq!(
+            object_writer_tunables(Some(OsStr::new(""))),
+            OsString::from("glibc.malloc.trim_threshold=1048576")
+        );
+        assert_eq!(
+            object_writer_tunables(Some(OsStr::new("glibc.malloc.trim_threshold=0"))),
+            OsString::from("glibc.malloc.trim_threshold=1048576:glibc.malloc.trim_threshold=0")
         );
     }
 }
