@@ -356,6 +356,30 @@ fn a_new_start_runs_a_bounded_number_of_gits() {
     );
 }
 
+/// A new start over an edit whose tree the store already holds (here
+/// `git stash` wrote it, and `git stash pop` brought the edit back) names
+/// that tree from the index `add -A` wrote: no `write-tree` (D-R157).
+#[test]
+fn a_start_over_an_edit_whose_tree_is_stored_runs_no_write_tree() {
+    let f = parser_base();
+    f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
+        .unwrap();
+    f.git(&["stash"]).unwrap();
+    let stashed = String::from_utf8(f.git(&["rev-parse", "stash@{0}^{tree}"]).unwrap()).unwrap();
+    f.git(&["stash", "pop"]).unwrap();
+    let tools = tempfile::tempdir().unwrap();
+    let (r, runs) = counted(f.root(), tools.path(), &["start"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(runs.iter().any(|r| r.contains(" add -A ")), "{runs:#?}");
+    assert!(!runs.iter().any(|r| r.contains("write-tree")), "{runs:#?}");
+    assert_eq!(
+        r.json["candidate_tree"].as_str(),
+        Some(stashed.trim()),
+        "{}",
+        r.stdout
+    );
+}
+
 /// A new start's `git add -A` keeps zlib's memory from one object to the
 /// next (D-R156), with the caller's own glibc tunables after Probity's so
 /// that theirs win; no other git is given the variable by Probity.

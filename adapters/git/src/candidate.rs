@@ -243,12 +243,14 @@ impl Repo {
                 None,
             )?;
         }
-        // The tree git would write, when the store already holds it
-        // (an approved candidate's): `write-tree` would write nothing, and
-        // is not run (D-R87).
-        if incoming.is_none()
-            && let Some(tree) = self.known_index_tree(tmp.path())
-        {
+        // The tree git would write, when the store already holds it (an
+        // approved candidate's, or a new start's over an edit an earlier
+        // start wrote): `write-tree` would write nothing, and is not run
+        // (D-R87, D-R157).
+        if let Some(tree) = self.known_index_tree(tmp.path()) {
+            if incoming.is_some() {
+                self.remember_index_links(tmp.path(), &tree);
+            }
             drop(tmp);
             return Ok(tree);
         }
