@@ -186,18 +186,28 @@ impl Steps {
 /// `origin.git/` beside it.
 struct Scratch {
     dir: tempfile::TempDir,
+    /// Removes it if the run is interrupted (its drop does otherwise).
+    registered: Vec<probity_scratch::Registered>,
     git: GitCli,
 }
 
 impl Scratch {
     fn new() -> Result<Self, CliError> {
-        let dir = tempfile::Builder::new()
-            .prefix("probity-demo-")
-            .tempdir()
-            .map_err(io_err("temp dir"))?;
+        // Made and registered in one step: an interrupted demo removes it
+        // with everything its gits wrote there (they are stopped first).
+        let (dir, registered) = probity_scratch::registry::make(|| {
+            let dir = tempfile::Builder::new().prefix("probity-demo-").tempdir()?;
+            let entry = probity_scratch::registry::Entry::Artifact(dir.path().to_path_buf());
+            Ok((dir, vec![entry]))
+        })
+        .map_err(io_err("temp dir"))?;
         let git = GitCli::default();
         git.ensure_supported().map_err(git_err)?;
-        let s = Self { dir, git };
+        let s = Self {
+            dir,
+            registered,
+            git,
+        };
         std::fs::create_dir(s.root()).map_err(io_err("scratch work tree"))?;
         s.git(&["init", "-q", "-b", "main"])?;
         for (k, v) in [
@@ -931,7 +941,12 @@ pub fn run(out: Output, args: &DemoArgs) -> Result<ExitCode, CliError> {
         out.answer(&answer, String::new);
     }
     if args.keep {
-        let kept = scratch.dir.keep();
+        let Scratch {
+            dir, registered, ..
+        } = scratch;
+        // Kept: no longer removed if the rest of the run is interrupted.
+        drop(registered);
+        let kept = dir.keep();
         if !out.json {
             crate::output::emit(&format!("scratch repository kept at {}\n", kept.display()));
         }

@@ -250,7 +250,10 @@ impl Call {
             Value::String(s) => s.clone().into_bytes(),
             other => other.to_string().into_bytes(),
         };
-        std::fs::write(&path, bytes).map_err(|e| format!("could not write {name}: {e}"))?;
+        // Outside an interrupted server's cleanup, which removes the
+        // directory (see `Scratch::create_dir`).
+        probity_scratch::registry::exclusive(|| std::fs::write(&path, bytes))
+            .map_err(|e| format!("could not write {name}: {e}"))?;
         Ok(path.display().to_string())
     }
 }

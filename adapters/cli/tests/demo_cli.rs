@@ -134,3 +134,33 @@ fn the_model_demo_judges_corrects_and_approves_without_a_network() {
     );
     assert_eq!(r[5]["decision"], "allow");
 }
+
+/// Without `--keep` the scratch repositories are removed when the demo
+/// ends; with it they are kept (and no longer registered for removal) at
+/// the path the answer names.
+#[test]
+fn the_demo_removes_its_repositories_unless_kept() {
+    let home = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| -> serde_json::Value {
+        let out = output_ok(
+            Command::new(env!("CARGO_BIN_EXE_probity"))
+                .env("HOME", home.path())
+                .env("XDG_CONFIG_HOME", home.path())
+                .env("TMPDIR", tmp.path())
+                .arg("demo")
+                .arg("--json")
+                .args(args),
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let entries = || std::fs::read_dir(tmp.path()).unwrap().count();
+    let v = run(&[]);
+    assert!(v["repository"].is_null(), "{v}");
+    assert_eq!(entries(), 0, "the demo left its repositories");
+    let v = run(&["--keep"]);
+    let kept = std::path::PathBuf::from(v["repository"].as_str().unwrap());
+    assert!(kept.starts_with(tmp.path()), "{}", kept.display());
+    assert!(kept.join(".git").is_dir(), "{}", kept.display());
+    assert!(kept.join("src/parser.rs").is_file());
+}

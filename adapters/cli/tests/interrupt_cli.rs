@@ -779,3 +779,39 @@ fn a_signalled_publish_leaves_no_scratch_notes_ref() {
         assert_eq!(logs, Vec::<String>::new(), "{signal} left a scratch reflog");
     }
 }
+
+/// An interrupted `probity demo` (SIGINT, SIGTERM) removes its scratch
+/// repositories from `$TMPDIR`, with whatever its gits wrote there: the
+/// `probity-demo-*` directory was never registered, so every interrupted
+/// demo left a work tree and a bare remote behind.
+#[test]
+fn an_interrupted_demo_leaves_no_scratch_repository() {
+    let cwd = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let left = || -> Vec<String> {
+        std::fs::read_dir(tmp.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("probity-demo-"))
+            .collect()
+    };
+    let mut caught = 0;
+    for signal in ["-INT", "-TERM"] {
+        for _ in 0..20 {
+            let mut cmd = in_tmp(cwd.path(), tmp.path(), &["demo"]);
+            // Signalled while the directory existed (the run and its group
+            // are gone when this returns).
+            if signal_when(&mut cmd, || !left().is_empty(), signal).is_some() {
+                caught += 1;
+                break;
+            }
+        }
+        assert_eq!(
+            left(),
+            Vec::<String>::new(),
+            "{signal} left the demo's repositories"
+        );
+    }
+    assert!(caught > 0, "no demo was caught while its directory existed");
+}

@@ -45,6 +45,52 @@ fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed()
     assert!(next.contains("probity lens replay"), "{next}");
     assert!(artifact.is_file(), "the artifact is written");
     assert_eq!(store_snapshot(&f), before, "the store is untouched");
+    // Made whole beside its path and renamed there: private, and no
+    // temporary file left.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&artifact).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let leftovers = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(".probity-preserve-")
+            })
+            .count()
+    };
+    assert_eq!(leftovers(), 0);
+    // Never over a file already there: the first artifact is kept as it
+    // was, and the answer says nothing was preserved.
+    let kept = std::fs::read(&artifact).unwrap();
+    let held = std::fs::File::open(&lock).unwrap();
+    held.lock().unwrap();
+    let again = probity(
+        f.root(),
+        &[
+            "lens",
+            "submit",
+            "--lens",
+            "reliability",
+            "--preserve-to",
+            art,
+            &result,
+        ],
+    );
+    drop(held);
+    assert_ne!(again.code, 0, "{}", again.stdout);
+    assert!(
+        again.stdout.contains("could not be preserved")
+            || again.stderr.contains("could not be preserved"),
+        "{}{}",
+        again.stdout,
+        again.stderr
+    );
+    assert_eq!(std::fs::read(&artifact).unwrap(), kept);
+    assert_eq!(leftovers(), 0);
+    assert_eq!(store_snapshot(&f), before, "the store is untouched");
 
     // Wherever a result is taken, the artifact is refused by its schema.
     let as_result = probity(

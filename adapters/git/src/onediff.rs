@@ -65,6 +65,7 @@ impl Incoming {
     /// left where it is.
     pub(crate) fn migrate(self) -> Result<(), GitError> {
         let mode = std::fs::metadata(&self.objects)?.permissions();
+        let mut packs = Vec::new();
         let mut later = Vec::new();
         for entry in std::fs::read_dir(self.dir.path())? {
             let entry = entry?;
@@ -87,17 +88,24 @@ impl Incoming {
             for file in std::fs::read_dir(entry.path())? {
                 let file = file?;
                 let to = to_dir.join(file.file_name());
-                if is_pack && file.file_name().to_string_lossy().ends_with(".idx") {
-                    later.push((file.path(), to));
+                if is_pack {
+                    let idx = file.file_name().to_string_lossy().ends_with(".idx");
+                    if idx { &mut later } else { &mut packs }.push((file.path(), to));
                     continue;
                 }
                 move_object(&file.path(), &to_dir, &to, &mode, &mut dir_made)?;
             }
         }
-        for (from, to) in later {
-            let dir = to.parent().map(Path::to_path_buf).unwrap_or_default();
-            move_object(&from, &dir, &to, &mode, &mut false)?;
-        }
+        // The packs' files, each index after every pack, in one step that an
+        // interrupted run's cleanup (which removes the quarantine) runs
+        // wholly before or after: never a pack moved without its index.
+        probity_scratch::registry::exclusive(|| {
+            for (from, to) in packs.iter().chain(&later) {
+                let dir = to.parent().map(Path::to_path_buf).unwrap_or_default();
+                move_object(from, &dir, to, &mode, &mut false)?;
+            }
+            Ok::<(), GitError>(())
+        })?;
         drop(self.dir);
         Ok(())
     }
@@ -357,10 +365,14 @@ impl Repo {
                 "[core]\n\trepositoryformatversion = 1\n\tbare = true\n[extensions]\n\tobjectformat = {other}\n"
             ),
         };
-        std::fs::create_dir(scratch.path().join("refs"))?;
-        std::fs::create_dir(scratch.path().join("objects"))?;
-        std::fs::write(scratch.path().join("HEAD"), "ref: refs/heads/main\n")?;
-        std::fs::write(scratch.path().join("config"), config)?;
+        // Written outside an interrupted run's cleanup, which removes the
+        // directory (see `Scratch::create_dir`).
+        probity_scratch::registry::exclusive(|| {
+            std::fs::create_dir(scratch.path().join("refs"))?;
+            std::fs::create_dir(scratch.path().join("objects"))?;
+            std::fs::write(scratch.path().join("HEAD"), "ref: refs/heads/main\n")?;
+            std::fs::write(scratch.path().join("config"), config)
+        })?;
         Ok(scratch)
     }
 }

@@ -283,15 +283,20 @@ fn preserve_result(
     let Some(bytes) = bytes else {
         return " The result could not be preserved.".into();
     };
-    let written = {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(path)
-            .and_then(|mut f| f.write_all(&bytes).and_then(|()| f.sync_all()))
-    };
+    // Whole or not at all: written to a temp file beside it (mode 0600,
+    // removed if the run is interrupted), then renamed to the path only if
+    // nothing is there. A file made in place and interrupted mid-write was
+    // left half written, and the retry refused by it.
+    let written = (|| {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        let mut tmp = probity_scratch::LockedTemp::new_in(dir, ".probity-preserve-")?;
+        tmp.write_all(&bytes)?;
+        probity_scratch::sync_file(tmp.as_file())?;
+        tmp.persist_new(path).map(drop)
+    })();
     match written {
         Ok(()) => format!(
             " The result was preserved in {} (nothing in the store changed): replay it with `probity lens replay {}` once the cause is gone.",

@@ -128,6 +128,9 @@ pub fn record_judged(git_dir: &Path, key: &str, judged: &JudgedNotes) -> std::io
         }
     }
     let tmp = dir.join(format!("{key}.tmp"));
+    // Registered before it exists: a hook interrupted (a terminal's Ctrl-C
+    // reaches a local push's hook) before the rename leaves no `.tmp`.
+    let _registered = probity_scratch::registry::artifact(&tmp);
     std::fs::write(&tmp, judged.to_bytes())?;
     std::fs::rename(&tmp, dir.join(key))
 }
