@@ -7,17 +7,24 @@ use std::process::Command;
 use support::output_ok;
 
 fn demo(args: &[&str]) -> serde_json::Value {
+    demo_in(None, args)
+}
+
+/// `probity demo --json args...`, its scratch repositories in `tmp` when
+/// given (`TMPDIR`).
+fn demo_in(tmp: Option<&std::path::Path>, args: &[&str]) -> serde_json::Value {
     // An empty home: the demo's git reads no global configuration.
     let home = tempfile::tempdir().unwrap();
-    let out = output_ok(
-        Command::new(env!("CARGO_BIN_EXE_probity"))
-            .env("HOME", home.path())
-            .env("XDG_CONFIG_HOME", home.path())
-            .arg("demo")
-            .arg("--json")
-            .args(args),
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_probity"));
+    cmd.env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path())
+        .arg("demo")
+        .arg("--json")
+        .args(args);
+    if let Some(tmp) = tmp {
+        cmd.env("TMPDIR", tmp);
+    }
+    serde_json::from_slice(&output_ok(&mut cmd).stdout).unwrap()
 }
 
 fn results(v: &serde_json::Value) -> Vec<serde_json::Value> {
@@ -140,25 +147,12 @@ fn the_model_demo_judges_corrects_and_approves_without_a_network() {
 /// the path the answer names.
 #[test]
 fn the_demo_removes_its_repositories_unless_kept() {
-    let home = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let run = |args: &[&str]| -> serde_json::Value {
-        let out = output_ok(
-            Command::new(env!("CARGO_BIN_EXE_probity"))
-                .env("HOME", home.path())
-                .env("XDG_CONFIG_HOME", home.path())
-                .env("TMPDIR", tmp.path())
-                .arg("demo")
-                .arg("--json")
-                .args(args),
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
     let entries = || std::fs::read_dir(tmp.path()).unwrap().count();
-    let v = run(&[]);
+    let v = demo_in(Some(tmp.path()), &[]);
     assert!(v["repository"].is_null(), "{v}");
     assert_eq!(entries(), 0, "the demo left its repositories");
-    let v = run(&["--keep"]);
+    let v = demo_in(Some(tmp.path()), &["--keep"]);
     let kept = std::path::PathBuf::from(v["repository"].as_str().unwrap());
     assert!(kept.starts_with(tmp.path()), "{}", kept.display());
     assert!(kept.join(".git").is_dir(), "{}", kept.display());

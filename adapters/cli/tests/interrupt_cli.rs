@@ -788,30 +788,9 @@ fn a_signalled_publish_leaves_no_scratch_notes_ref() {
 fn an_interrupted_demo_leaves_no_scratch_repository() {
     let cwd = tempfile::tempdir().unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let left = || -> Vec<String> {
-        std::fs::read_dir(tmp.path())
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with("probity-demo-"))
-            .collect()
-    };
-    let mut caught = 0;
-    for signal in ["-INT", "-TERM"] {
-        for _ in 0..20 {
-            let mut cmd = in_tmp(cwd.path(), tmp.path(), &["demo"]);
-            // Signalled while the directory existed (the run and its group
-            // are gone when this returns).
-            if signal_when(&mut cmd, || !left().is_empty(), signal).is_some() {
-                caught += 1;
-                break;
-            }
-        }
-        assert_eq!(
-            left(),
-            Vec::<String>::new(),
-            "{signal} left the demo's repositories"
-        );
-    }
-    assert!(caught > 0, "no demo was caught while its directory existed");
+    support::signals::each_signal_leaves_nothing(
+        || in_tmp(cwd.path(), tmp.path(), &["demo"]),
+        || support::signals::names_starting(tmp.path(), "probity-demo-"),
+        "the demo's repositories",
+    );
 }

@@ -24,12 +24,10 @@ fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed()
         .join(".git/probity/reviews/v1")
         .join(&lineage)
         .join("LOCK");
-    let held = std::fs::File::open(&lock).unwrap();
-    held.lock().unwrap();
-    let before = store_snapshot(&f);
-    let failed = probity(
-        f.root(),
-        &[
+    let submit_while_held = || {
+        let held = std::fs::File::open(&lock).unwrap();
+        held.lock().unwrap();
+        let args = [
             "lens",
             "submit",
             "--lens",
@@ -37,9 +35,11 @@ fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed()
             "--preserve-to",
             art,
             &result,
-        ],
-    );
-    drop(held);
+        ];
+        probity(f.root(), &args)
+    };
+    let before = store_snapshot(&f);
+    let failed = submit_while_held();
     assert_ne!(failed.code, 0, "{}", failed.stdout);
     let next = failed.next_action();
     assert!(next.contains("probity lens replay"), "{next}");
@@ -65,21 +65,7 @@ fn a_result_whose_capture_failed_is_preserved_refused_as_a_result_and_replayed()
     // Never over a file already there: the first artifact is kept as it
     // was, and the answer says nothing was preserved.
     let kept = std::fs::read(&artifact).unwrap();
-    let held = std::fs::File::open(&lock).unwrap();
-    held.lock().unwrap();
-    let again = probity(
-        f.root(),
-        &[
-            "lens",
-            "submit",
-            "--lens",
-            "reliability",
-            "--preserve-to",
-            art,
-            &result,
-        ],
-    );
-    drop(held);
+    let again = submit_while_held();
     assert_ne!(again.code, 0, "{}", again.stdout);
     assert!(
         again.stdout.contains("could not be preserved")

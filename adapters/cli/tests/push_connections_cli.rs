@@ -122,38 +122,14 @@ fn notes_another_clone_published_are_merged_and_the_push_lands() {
 /// normal end: it is registered with the interruption cleanup.
 #[test]
 fn an_interrupted_hooked_push_leaves_no_verdict_file() {
-    use support::signals::{in_tmp, signal_when};
+    use support::signals::{each_signal_leaves_nothing, in_tmp, names_starting};
     let (f, _dir, _server) = hooked_clone();
     write_medium_change(&f);
     commit_all(&f, "unreviewed: the hook denies, the push runs a while");
     let tmp = tempfile::tempdir().unwrap();
-    let verdicts = || -> Vec<String> {
-        std::fs::read_dir(tmp.path())
-            .unwrap()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with(".tmp"))
-            .collect()
-    };
-    let mut caught = 0;
-    for signal in ["-INT", "-TERM"] {
-        for _ in 0..40 {
-            let mut cmd = in_tmp(f.root(), tmp.path(), &["push", "origin", "main"]);
-            // Signalled while the file existed (the run and its group are
-            // gone when this returns).
-            if signal_when(&mut cmd, || !verdicts().is_empty(), signal).is_some() {
-                caught += 1;
-                break;
-            }
-        }
-        assert_eq!(
-            verdicts(),
-            Vec::<String>::new(),
-            "{signal} left a verdict file"
-        );
-    }
-    assert!(
-        caught > 0,
-        "no push was caught while its verdict file existed"
+    each_signal_leaves_nothing(
+        || in_tmp(f.root(), tmp.path(), &["push", "origin", "main"]),
+        || names_starting(tmp.path(), ".tmp"),
+        "a verdict file",
     );
 }

@@ -144,3 +144,37 @@ pub fn signal_rounds(
         assert!(caught > 0, "no run was ended by {signal} while {moment}");
     }
 }
+
+/// The names in `dir` that start with `prefix`.
+pub fn names_starting(dir: &std::path::Path, prefix: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(prefix))
+        .collect()
+}
+
+/// For SIGINT, then SIGTERM: up to 40 runs of `cmd()`, each signalled the
+/// moment its artifact exists (`left()` is not empty; see
+/// [`signal_when`]) until one is caught so; after each, `left()` must be
+/// empty. At least one run must have been caught.
+pub fn each_signal_leaves_nothing(
+    mut cmd: impl FnMut() -> Command,
+    left: impl Fn() -> Vec<String>,
+    what: &str,
+) {
+    let mut caught = 0;
+    for signal in ["-INT", "-TERM"] {
+        for _ in 0..40 {
+            // Signalled while the artifact existed (the run and its group
+            // are gone when this returns).
+            if signal_when(&mut cmd(), || !left().is_empty(), signal).is_some() {
+                caught += 1;
+                break;
+            }
+        }
+        assert_eq!(left(), Vec::<String>::new(), "{signal} left {what}");
+    }
+    assert!(caught > 0, "no run was caught while {what} existed");
+}
