@@ -380,55 +380,6 @@ fn a_start_over_an_edit_whose_tree_is_stored_runs_no_write_tree() {
     );
 }
 
-/// A command that opens the repository without reading the candidate
-/// first (`recover`, `status`, `finalize`, ...) discovers it in-process
-/// too where that is certainly git's answer (D-R158): no `rev-parse` for
-/// discovery, and the object format known, so `recover` over a candidate
-/// the store holds names its tree without `write-tree` (as a start does,
-/// D-R157) and asks no `--show-object-format`.
-#[test]
-fn recover_discovers_in_process_and_writes_no_tree_the_store_holds() {
-    let f = medium_change();
-    let first = probity_ok(f.root(), &["start"]);
-    let lineage = first.json["lineage_id"].as_str().unwrap().to_owned();
-    let inv = probity_ok(
-        f.root(),
-        &["invalidate", "--lineage", &lineage, "--reason", "again"],
-    );
-    let revision = inv.json["store_revision"].as_str().unwrap().to_owned();
-    let tools = tempfile::tempdir().unwrap();
-    let (status, runs) = counted(f.root(), tools.path(), &["status", "--lineage", &lineage]);
-    assert_eq!(status.code, 0, "{}{}", status.stdout, status.stderr);
-    assert!(
-        !runs.iter().any(|r| r.contains("--show-toplevel")),
-        "{runs:#?}"
-    );
-    let (r, runs) = counted(
-        f.root(),
-        tools.path(),
-        &[
-            "recover",
-            "--predecessor-lineage",
-            &lineage,
-            "--expected-predecessor-revision",
-            &revision,
-            "--disposition",
-            "invalidated",
-            "--reason",
-            "again",
-            "--actor",
-            "tester",
-        ],
-    );
-    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    for never in ["--show-toplevel", "write-tree", "--show-object-format"] {
-        assert!(
-            !runs.iter().any(|r| r.contains(never)),
-            "{never}: {runs:#?}"
-        );
-    }
-}
-
 /// A new start's `git add -A` keeps zlib's memory from one object to the
 /// next (D-R156), with the caller's own glibc tunables after Probity's so
 /// that theirs win; no other git is given the variable by Probity.

@@ -27,14 +27,7 @@ impl Repo {
     /// The same `rev-parse` says where hooks run from (`--git-path hooks`,
     /// which honours `core.hooksPath`), kept for [`Repo::hooks_dir`]: one
     /// git fewer for a command that looks for Probity's hooks (`push`).
-    ///
-    /// Where the layout is certainly what git would read (D-R142), it is
-    /// read in-process and no git runs (D-R158); where hooks run from is
-    /// then asked only when [`Repo::hooks_dir`] is.
     pub fn discover(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
-        if let Some(repo) = Self::discover_in_process(&git, cwd, false) {
-            return Ok(repo);
-        }
         let lines = rev_parse_with(&git, cwd, "--show-toplevel", &["--git-path", "hooks"])?;
         if lines.len() < 3 || lines[0].is_empty() {
             return Err(GitError::Parse {
@@ -61,7 +54,26 @@ impl Repo {
     /// git would read (the module `discover`, D-R142), both are read
     /// in-process and no git runs here at all.
     pub fn discover_reading_head(git: GitCli, cwd: &Path) -> Result<Self, GitError> {
-        if let Some(repo) = Self::discover_in_process(&git, cwd, true) {
+        if !git.keeps_any_env()
+            && let Some(found) = crate::discover::find(cwd)
+        {
+            let repo = Self {
+                git,
+                root: found.root,
+                git_dir: found.git_dir,
+                common_dir: found.common_dir,
+                hooks: None,
+                shared: crate::objects::shared(),
+            };
+            if let Ok(mut f) = repo.shared().object_format.lock() {
+                *f = Some(found.object_format.to_string());
+            }
+            if let Ok(Some(head)) = repo.head_target()
+                && let Some(tree) =
+                    crate::discover::commit_tree(&repo.common_dir, found.object_format, &head)
+            {
+                repo.shared().preload_head_tree(tree);
+            }
             return Ok(repo);
         }
         let lines = rev_parse_with(
@@ -87,36 +99,6 @@ impl Repo {
             repo.shared().preload_head_tree(tree);
         }
         Ok(repo)
-    }
-
-    /// The repository containing `cwd` read in-process, when that is
-    /// certainly git's answer (the module `discover`, D-R142): its layout
-    /// and object format and, with `read_head`, HEAD's tree kept for the
-    /// first [`Repo::base_tree`]. `None` to ask git.
-    fn discover_in_process(git: &GitCli, cwd: &Path, read_head: bool) -> Option<Self> {
-        if git.keeps_any_env() {
-            return None;
-        }
-        let found = crate::discover::find(cwd)?;
-        let repo = Self {
-            git: git.clone(),
-            root: found.root,
-            git_dir: found.git_dir,
-            common_dir: found.common_dir,
-            hooks: None,
-            shared: crate::objects::shared(),
-        };
-        if let Ok(mut f) = repo.shared().object_format.lock() {
-            *f = Some(found.object_format.to_string());
-        }
-        if read_head
-            && let Ok(Some(head)) = repo.head_target()
-            && let Some(tree) =
-                crate::discover::commit_tree(&repo.common_dir, found.object_format, &head)
-        {
-            repo.shared().preload_head_tree(tree);
-        }
-        Some(repo)
     }
 
     /// Discovers a repository that may be bare (the server gate runs in a
