@@ -357,27 +357,40 @@ fn a_new_start_runs_a_bounded_number_of_gits() {
 }
 
 /// A new start over an edit whose tree the store already holds (here
-/// `git stash` wrote it, and `git stash pop` brought the edit back) names
-/// that tree from the index `add -A` wrote: no `write-tree` (D-R157).
+/// `git stash` wrote it, and `git stash pop` brought the edit back) still
+/// runs `write-tree`: it refreshes the stored tree's time, so that `gc`
+/// keeps a tree the new lineage names (D-R157 withdrawn, D-R159).
 #[test]
-fn a_start_over_an_edit_whose_tree_is_stored_runs_no_write_tree() {
+fn a_start_over_an_edit_whose_tree_is_stored_refreshes_it() {
     let f = parser_base();
     f.write("src/parser.rs", "// parser\nfn parse() {}\nfn more() {}\n")
         .unwrap();
     f.git(&["stash"]).unwrap();
     let stashed = String::from_utf8(f.git(&["rev-parse", "stash@{0}^{tree}"]).unwrap()).unwrap();
+    let stashed = stashed.trim();
     f.git(&["stash", "pop"]).unwrap();
+    let loose = f
+        .root()
+        .join(".git/objects")
+        .join(&stashed[..2])
+        .join(&stashed[2..]);
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 24 * 3600);
+    std::fs::File::open(&loose)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
     let tools = tempfile::tempdir().unwrap();
     let (r, runs) = counted(f.root(), tools.path(), &["start"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
-    assert!(runs.iter().any(|r| r.contains(" add -A ")), "{runs:#?}");
-    assert!(!runs.iter().any(|r| r.contains("write-tree")), "{runs:#?}");
+    assert!(runs.iter().any(|r| r.contains("write-tree")), "{runs:#?}");
     assert_eq!(
         r.json["candidate_tree"].as_str(),
-        Some(stashed.trim()),
+        Some(stashed),
         "{}",
         r.stdout
     );
+    let modified = std::fs::metadata(&loose).unwrap().modified().unwrap();
+    assert!(modified > old + std::time::Duration::from_secs(24 * 3600));
 }
 
 /// A new start's `git add -A` keeps zlib's memory from one object to the

@@ -244,13 +244,13 @@ impl Repo {
             )?;
         }
         // The tree git would write, when the store already holds it (an
-        // approved candidate's, or a new start's over an edit an earlier
-        // start wrote): `write-tree` would write nothing, and is not run
-        // (D-R87, D-R157).
-        if let Some(tree) = self.known_index_tree(tmp.path()) {
-            if incoming.is_some() {
-                self.remember_index_links(tmp.path(), &tree);
-            }
+        // approved candidate's): `write-tree` would write nothing, and is
+        // not run (D-R87). Not for a candidate being frozen (a start, a
+        // recovery): there `write-tree` also refreshes the stored trees'
+        // times, so that `gc` keeps them (D-R157 withdrawn, D-R159).
+        if incoming.is_none()
+            && let Some(tree) = self.known_index_tree(tmp.path())
+        {
             drop(tmp);
             return Ok(tree);
         }

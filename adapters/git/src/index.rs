@@ -124,6 +124,22 @@ pub(crate) fn index_tree_id(
         parsed: &parsed,
         hash_len,
         present,
+        use_cache: true,
+    }
+    .root()
+}
+
+/// The tree of the index file `bytes` built from its entries alone, its
+/// cache-tree extension ignored: what `write-tree` writes when no cached
+/// subtree is taken. Where this equals the tree `write-tree` wrote, every
+/// entry of that tree is one of the index's (D-R159).
+pub(crate) fn entries_tree_id(bytes: &[u8], hash_len: usize) -> Option<Vec<u8>> {
+    let parsed = parse(bytes, hash_len)?;
+    Builder {
+        parsed: &parsed,
+        hash_len,
+        present: &mut |_| None,
+        use_cache: false,
     }
     .root()
 }
@@ -291,6 +307,7 @@ impl Index<'_> {
             parsed: &parsed,
             hash_len: self.hash_len,
             present,
+            use_cache: true,
         }
         .root()
     }
@@ -539,6 +556,9 @@ struct Builder<'p, 'a> {
     hash_len: usize,
     /// Whether the store holds a cached subtree's object.
     present: &'p mut dyn FnMut(&[u8]) -> Option<bool>,
+    /// Whether valid cache-tree nodes are taken (else every tree is
+    /// built from the entries).
+    use_cache: bool,
 }
 
 impl Builder<'_, '_> {
@@ -552,8 +572,8 @@ impl Builder<'_, '_> {
     /// The id of the tree of `entries` (all under one directory whose
     /// names start at byte `base` of each path), a still valid cache-tree
     /// id (node `cache` of the parse's cache tree) the store holds taken
-    /// as is; `None` when it cannot be built as git would. `body` is
-    /// scratch space.
+    /// as is; `None` when it cannot be built as git would (a valid node
+    /// not taken among them). `body` is scratch space.
     fn build(
         &mut self,
         entries: &[Entry<'_>],
@@ -567,11 +587,17 @@ impl Builder<'_, '_> {
             return None;
         }
         let node = cache.map(|at| (at, &parsed.cache[at]));
-        if let Some((count, oid)) = node.and_then(|(_, n)| n.valid)
-            && count == entries.len()
-            && (self.present)(oid)?
+        // git takes a valid node as it is whenever it finds the object,
+        // and then skips as many entries as the node counts, whatever the
+        // entries are (D-R159). So a node is taken only when its count is
+        // this directory's and the object is certainly there; any other
+        // valid node leaves the tree to git: rebuilt here from the entries,
+        // it could differ from the tree git writes.
+        if self.use_cache
+            && let Some((count, oid)) = node.and_then(|(_, n)| n.valid)
         {
-            return Some(oid.to_vec());
+            return (count == entries.len() && (self.present)(oid) == Some(true))
+                .then(|| oid.to_vec());
         }
         let kids = node.map(|(at, _)| children(&parsed.cache, at));
         // This tree's body, after whatever the caller's body holds.
@@ -693,6 +719,10 @@ mod tests {
         assert_eq!(r.varint(), Some(16511));
     }
 }
+
+#[cfg(all(test, feature = "fixture"))]
+#[path = "index_review_tests.rs"]
+mod review;
 
 #[cfg(all(test, feature = "fixture"))]
 mod against_git {

@@ -264,6 +264,14 @@ impl Repo {
         let Ok(bytes) = std::fs::read(index) else {
             return;
         };
+        // Only when the tree is the entries' own: a cached subtree git
+        // took may hold links no entry names (D-R159); then the tree is
+        // listed when its links are asked.
+        if crate::index::entries_tree_id(&bytes, hash_len).map(|id| crate::index::hex(&id))
+            != Some(tree.to_string())
+        {
+            return;
+        }
         if let Some(links) = crate::index::index_symlinks(&bytes, hash_len)
             && let Ok(mut memo) = self.shared().links.lock()
         {

@@ -184,12 +184,15 @@ fn closed_index_at_the_epoch_is_never_racy_for_git() {
         let f = base();
         let path = f.root().join("a.txt");
         // Wait for the start of a second, then write, add and rewrite
-        // within it.
+        // within it. 20 ms past it: file times come from the kernel's
+        // coarse clock, which lags the precise one by up to a tick (with
+        // 1 ms, every attempt could see the first write stamped in the
+        // second before).
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap();
         std::thread::sleep(std::time::Duration::from_nanos(
-            1_000_000_000 - u64::from(now.subsec_nanos()) + 1_000_000,
+            1_000_000_000 - u64::from(now.subsec_nanos()) + 20_000_000,
         ));
         f.write("a.txt", "A\n").unwrap();
         f.git(&["update-index", "a.txt"]).unwrap();
