@@ -34,6 +34,12 @@ fn stored_tree(f: &Fixture, entry: &str) -> String {
     out(f, &["mktree"], Some(&format!("{entry}\n")))
 }
 
+/// A stored tree M of other content than `d`'s.
+fn other_tree(f: &Fixture) -> String {
+    let blob = out(f, &["hash-object", "-w", "--stdin"], Some("other\n"));
+    stored_tree(f, &format!("100644 blob {blob}\tother.txt"))
+}
+
 /// The index with `d`'s node rewritten to `count` and `oid`, and its
 /// trailing checksum made again.
 fn plant(f: &Fixture, count: u8, oid: &str) -> Vec<u8> {
@@ -64,8 +70,7 @@ fn ours(f: &Fixture, bytes: &[u8]) -> Option<String> {
 #[test]
 fn a_node_whose_count_is_not_its_directorys_is_left_to_git() {
     let f = cached_d();
-    let blob = out(&f, &["hash-object", "-w", "--stdin"], Some("other\n"));
-    let m = stored_tree(&f, &format!("100644 blob {blob}\tother.txt"));
+    let m = other_tree(&f);
     // Its count right: git takes M as it is, and so does this reader.
     let right = plant(&f, b'1', &m);
     let git = out(&f, &["write-tree"], None);
@@ -79,8 +84,7 @@ fn a_node_whose_count_is_not_its_directorys_is_left_to_git() {
     // reader's answer differed. It is git's to answer. (A new index: git's
     // `write-tree` above made the root node valid.)
     let f = cached_d();
-    let blob = out(&f, &["hash-object", "-w", "--stdin"], Some("other\n"));
-    let m = stored_tree(&f, &format!("100644 blob {blob}\tother.txt"));
+    let m = other_tree(&f);
     let wrong = plant(&f, b'2', &m);
     let git = out(&f, &["write-tree"], None);
     assert!(
@@ -93,8 +97,7 @@ fn a_node_whose_count_is_not_its_directorys_is_left_to_git() {
 #[test]
 fn a_node_whose_object_is_not_certainly_there_is_left_to_git() {
     let f = cached_d();
-    let blob = out(&f, &["hash-object", "-w", "--stdin"], Some("other\n"));
-    let m = stored_tree(&f, &format!("100644 blob {blob}\tother.txt"));
+    let m = other_tree(&f);
     // M's loose object moved aside and named by a symbolic link: git
     // finds it (it only asks whether the path exists) and takes it.
     let objects = f.root().join(".git/objects");
