@@ -290,14 +290,23 @@ impl Presence {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(_) => return None,
             Ok(entries) => {
+                // git reads a multi-pack index's names, not the indexes'.
+                if multi_pack_index(&objects.join("pack")) {
+                    return None;
+                }
                 for entry in entries {
                     let path = entry.ok()?.path();
-                    // git reads an index only beside its pack.
+                    // git reads an index only beside its pack, and a pack
+                    // only as `pack_is_gits` checks it: another is as if
+                    // absent (D-R159's second review).
                     if pack_index(&path)?
                         && std::fs::symlink_metadata(path.with_extension("pack"))
                             .is_ok_and(|m| m.is_file())
                     {
-                        heads.push(idx_head(&path)?);
+                        let head = idx_head(&path)?;
+                        if pack_is_gits(&head, &path, hash_len) {
+                            heads.push(head);
+                        }
                     }
                 }
             }
@@ -419,6 +428,50 @@ pub(crate) fn pack_index(path: &Path) -> Option<bool> {
 pub(crate) fn multi_pack_index(pack_dir: &Path) -> bool {
     std::fs::symlink_metadata(pack_dir.join("multi-pack-index")).is_ok()
         || std::fs::symlink_metadata(pack_dir.join("multi-pack-index.d")).is_ok()
+}
+
+/// Whether git would read objects from the pack behind the version-2
+/// index `idx` opened as `head` ([`idx_head`]), as its
+/// `check_packed_git_idx` and `open_packed_git_1` check them: the index's
+/// length that of its objects (at most one large offset fewer than them),
+/// its fan-out never decreasing, and the pack a regular file whose header
+/// (`PACK`, version 2 or 3) counts the index's objects and whose trailing
+/// checksum is the one the index names. `false` when unsure.
+pub(crate) fn pack_is_gits(
+    (file, len, head): &(File, u64, [u8; 8 + 256 * 4]),
+    idx: &Path,
+    hash_len: usize,
+) -> bool {
+    let checked = || -> Option<bool> {
+        let n = idx_count(head);
+        let hl = hash_len as u64;
+        let min = (8 + 1024 + 2 * hl).checked_add(n.checked_mul(hl + 8)?)?;
+        if *len < min || *len > min + 8 * n.saturating_sub(1) {
+            return Some(false);
+        }
+        let fan: Vec<u32> = head[8..]
+            .chunks_exact(4)
+            .map(|w| u32::from_be_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        if fan.windows(2).any(|w| w[1] < w[0]) {
+            return Some(false);
+        }
+        let pack = regular(&idx.with_extension("pack"))?;
+        let end = pack.metadata().ok()?.len().checked_sub(hl)?;
+        let mut magic = [0u8; 12];
+        pack.read_exact_at(&mut magic, 0).ok()?;
+        let version = u32::from_be_bytes([magic[4], magic[5], magic[6], magic[7]]);
+        let count = u32::from_be_bytes([magic[8], magic[9], magic[10], magic[11]]);
+        if &magic[..4] != b"PACK" || !(2..=3).contains(&version) || u64::from(count) != n {
+            return Some(false);
+        }
+        let (mut trailer, mut named) = (vec![0u8; hash_len], vec![0u8; hash_len]);
+        pack.read_exact_at(&mut trailer, end).ok()?;
+        file.read_exact_at(&mut named, len.checked_sub(2 * hl)?)
+            .ok()?;
+        Some(end >= 12 && trailer == named)
+    };
+    checked().unwrap_or(false)
 }
 
 /// A regular file opened for reading (never a FIFO or device).

@@ -463,6 +463,10 @@ fn parse(bytes: &[u8], hash_len: usize) -> Option<Parsed<'_>> {
             // A split index ("link") holds only part of the entries; a
             // sparse one ("sdir") holds directories as entries.
             b"link" | b"sdir" => return None,
+            // With `index.threads`, git reads the entries and extensions
+            // from the offsets these record, which need not be where they
+            // lie in order (D-R159's second review).
+            b"EOIE" | b"IEOT" => return None,
             // Optional extensions start with an uppercase letter; any other
             // must be understood.
             s if s[0].is_ascii_uppercase() => {}
@@ -489,6 +493,11 @@ fn parse_cache_tree(data: &[u8], hash_len: usize) -> Option<Vec<CacheNode<'_>>> 
     let mut r = Reader { bytes: data, at: 0 };
     let mut nodes = Vec::new();
     cache_node(&mut r, hash_len, 0, &mut nodes)?;
+    // git ignores a cache tree whose root has a name, and builds every
+    // tree from the entries (D-R159's second review).
+    if nodes.first().is_some_and(|n| !n.name.is_empty()) {
+        return None;
+    }
     (r.at == data.len()).then_some(nodes)
 }
 
@@ -508,8 +517,11 @@ fn cache_node<'a>(
     let line = std::str::from_utf8(&rest[..line_end]).ok()?;
     r.at += line_end + 1;
     let (count, subtrees) = line.split_once(' ')?;
-    let count: i64 = count.parse().ok()?;
-    let subtrees: usize = subtrees.parse().ok()?;
+    // git reads both into an `int`: a count past its range is another
+    // number there (D-R159's second review).
+    let count: i32 = count.parse().ok()?;
+    let subtrees: i32 = subtrees.parse().ok()?;
+    let subtrees = usize::try_from(subtrees).ok()?;
     let valid = if count >= 0 {
         Some((usize::try_from(count).ok()?, r.take(hash_len)?))
     } else {
