@@ -225,12 +225,13 @@ impl Packs {
         let mut packs = Vec::with_capacity(heads.len());
         for ((file, len, head), path) in heads {
             let n = crate::discover::idx_count(&head);
-            // The index git would take (`check_packed_git_idx`): its length
-            // that of `n` objects with at most `n - 1` large offsets.
-            let min = 8 + 1024 + n.checked_mul(hl as u64 + 8)? + 2 * hl as u64;
-            if len < min || len > min + 8 * n.saturating_sub(1) {
+            // The index and pack git would take (their lengths, the
+            // header's count, the pack's checksum the one its index names).
+            let head = (file, len, head);
+            if !crate::discover::pack_is_gits(&head, &path, hl) {
                 return None;
             }
+            let (file, len, head) = head;
             let fan: Vec<u64> = head[8..]
                 .chunks_exact(4)
                 .map(|w| u64::from(u32::from_be_bytes([w[0], w[1], w[2], w[3]])))
@@ -268,22 +269,7 @@ impl Packs {
                 }
             }
             let pack = crate::discover::regular(&path.with_extension("pack"))?;
-            let plen = pack.metadata().ok()?.len();
-            let mut magic = [0u8; 12];
-            pack.read_exact_at(&mut magic, 0).ok()?;
-            let version = u32::from_be_bytes([magic[4], magic[5], magic[6], magic[7]]);
-            let count = u32::from_be_bytes([magic[8], magic[9], magic[10], magic[11]]);
-            if &magic[..4] != b"PACK" || !(2..=3).contains(&version) || u64::from(count) != n {
-                return None;
-            }
-            let end = plen.checked_sub(hl as u64)?;
-            // The pack's trailing checksum is the one its index names.
-            let (mut trailer, mut named) = (vec![0u8; hl], vec![0u8; hl]);
-            pack.read_exact_at(&mut trailer, end).ok()?;
-            file.read_exact_at(&mut named, len - 2 * hl as u64).ok()?;
-            if trailer != named {
-                return None;
-            }
+            let end = pack.metadata().ok()?.len().checked_sub(hl as u64)?;
             let mut sorted = offsets.clone();
             sorted.sort_unstable();
             if sorted.first().is_some_and(|o| *o < 12) || sorted.last().is_some_and(|o| *o >= end) {
