@@ -49,17 +49,18 @@ fn plant(f: &Fixture, count: u8, oid: &str) -> Vec<u8> {
         .position(|w| w == b"d\x001 0")
         .expect("d's valid node");
     bytes[at + 2] = count;
-    let raw: Vec<u8> = (0..20)
-        .map(|i| u8::from_str_radix(&oid[2 * i..2 * i + 2], 16).unwrap())
-        .collect();
-    bytes[at + 6..at + 26].copy_from_slice(&raw);
-    let body = bytes.len() - 20;
+    bytes[at + 6..at + 26].copy_from_slice(&raw(oid));
+    bytes.truncate(bytes.len() - 20);
+    written_with_checksum(f, bytes)
+}
+
+/// `body` with its trailing checksum, written as the index.
+fn written_with_checksum(f: &Fixture, mut body: Vec<u8>) -> Vec<u8> {
     let mut h = sha1_checked::Sha1::new();
-    sha1_checked::digest::Update::update(&mut h, &bytes[..body]);
-    let sum = h.try_finalize().hash().to_vec();
-    bytes[body..].copy_from_slice(&sum);
-    std::fs::write(f.root().join(".git/index"), &bytes).unwrap();
-    bytes
+    sha1_checked::digest::Update::update(&mut h, &body);
+    body.extend_from_slice(h.try_finalize().hash());
+    std::fs::write(f.root().join(".git/index"), &body).unwrap();
+    body
 }
 
 fn ours(f: &Fixture, bytes: &[u8]) -> Option<String> {
@@ -138,17 +139,11 @@ fn with_cache_tree(f: &Fixture, data: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&u32::try_from(data.len()).unwrap().to_be_bytes());
     out.extend_from_slice(data);
     out.extend_from_slice(&bytes[at + 8 + size..bytes.len() - 20]);
-    let mut h = sha1_checked::Sha1::new();
-    sha1_checked::digest::Update::update(&mut h, &out);
-    out.extend_from_slice(h.try_finalize().hash());
-    std::fs::write(f.root().join(".git/index"), &out).unwrap();
-    out
+    written_with_checksum(f, out)
 }
 
 fn raw(id: &str) -> Vec<u8> {
-    (0..id.len() / 2)
-        .map(|i| u8::from_str_radix(&id[2 * i..2 * i + 2], 16).unwrap())
-        .collect()
+    crate::loose::raw_id(crate::loose::Format::Sha1, id).unwrap()
 }
 
 #[test]

@@ -357,17 +357,23 @@ fn closed_a_delta_shorter_than_git_takes() {
     none_or_gits(&f, &id);
 }
 
+/// A true blob stored loose, and a pack (not installed) whose one entry
+/// is a bogus copy of it: its id and the pack's bytes.
+fn loose_truth_and_bogus_pack(f: &Fixture) -> (Vec<u8>, Vec<u8>) {
+    let truth = b"loose truth\n";
+    f.write("t.txt", truth).unwrap();
+    f.git(&["hash-object", "-w", "t.txt"]).unwrap();
+    let (bad, _) = pack_of(&[entry(3, 5, &[], b"bogus")], 1);
+    (blob_id(truth), bad)
+}
+
 #[test]
 fn closed_the_loose_reader_answers_what_a_pack_shadows() {
     // git reads the packs before the loose objects; `sized_heads` asks the
     // loose reader first, so a true loose copy answers where git prints a
     // pack's bogus one.
     let f = Fixture::new().unwrap();
-    let truth = b"loose truth\n";
-    f.write("t.txt", truth).unwrap();
-    f.git(&["hash-object", "-w", "t.txt"]).unwrap();
-    let id = blob_id(truth);
-    let (bad, _) = pack_of(&[entry(3, 5, &[], b"bogus")], 1);
+    let (id, bad) = loose_truth_and_bogus_pack(&f);
     install(&f, "x", &bad, &idx_of(&[(id.clone(), 12)], &bad));
     let repo = f.repo().unwrap();
     repo.object_format().unwrap();
@@ -850,11 +856,7 @@ fn holds_an_index_that_is_missing_or_no_file() {
 #[test]
 fn closed_a_pack_index_named_only_idx_is_gits() {
     let f = Fixture::new().unwrap();
-    let truth = b"loose truth\n";
-    f.write("t.txt", truth).unwrap();
-    f.git(&["hash-object", "-w", "t.txt"]).unwrap();
-    let id = blob_id(truth);
-    let (bad, _) = pack_of(&[entry(3, 5, &[], b"bogus")], 1);
+    let (id, bad) = loose_truth_and_bogus_pack(&f);
     let dir = f.root().join(".git/objects/pack");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(".pack"), &bad).unwrap();
