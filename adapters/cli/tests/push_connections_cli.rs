@@ -133,3 +133,29 @@ fn an_interrupted_hooked_push_leaves_no_verdict_file() {
         "a verdict file",
     );
 }
+
+/// A hooked push whose verdict file cannot be made ($TMPDIR unusable) is
+/// refused with its reason and a next step, before anything is pushed.
+#[test]
+fn a_hooked_push_without_a_usable_tmpdir_pushes_nothing() {
+    let (f, _dir, server) = hooked_clone();
+    let inputs = tempfile::tempdir().unwrap();
+    write_medium_change(&f);
+    approve_live(f.root(), inputs.path());
+    commit_all(&f, "reviewed");
+    let before = rev(&f, &server, "main");
+    let missing = inputs.path().join("no-such-dir");
+    let r = probity_env(
+        f.root(),
+        &["push", "origin", "main"],
+        &[("TMPDIR", missing.to_str().unwrap())],
+    );
+    assert_ne!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(r.json["error"]["code"], "push_failed", "{}", r.stdout);
+    let next = r.json["error"]["next_action"].as_str().unwrap_or_default();
+    assert!(next.contains("check $TMPDIR"), "{}", r.stdout);
+    assert!(next.contains("nothing was pushed"), "{}", r.stdout);
+    assert_eq!(rev(&f, &server, "main"), before);
+    assert!(!missing.exists());
+}
+
