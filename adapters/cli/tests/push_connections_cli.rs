@@ -158,4 +158,3 @@ fn a_hooked_push_without_a_usable_tmpdir_pushes_nothing() {
     assert_eq!(rev(&f, &server, "main"), before);
     assert!(!missing.exists());
 }
-
