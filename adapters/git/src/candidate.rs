@@ -638,6 +638,7 @@ impl Repo {
         numstat: Option<&[u8]>,
         new_side_sized: bool,
     ) -> Result<Vec<(ChangedFile, bool)>, GitError> {
+        self.check_candidate_trees(from.as_str(), to.as_str())?;
         let raw = self.raw_diff(from, to)?;
         let heads = if new_side_sized {
             self.sized_heads(&raw)?
@@ -789,6 +790,7 @@ impl Repo {
             .map(|(rev, path)| format!("{rev}:{path}"))
             .collect();
         let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        self.check_lookup_trees(reads)?;
         let mut found = self.objects_info(&specs)?.into_iter();
         let blobs: Vec<Option<String>> = reads
             .iter()

@@ -108,6 +108,10 @@ pub enum GitError {
     /// diffed it.
     #[error("{0}")]
     DiffTooLarge(#[source] probity_core::review::DiffTooLarge),
+    /// A tree git's own commands never write, brought by a candidate or
+    /// on the way to a path read (D-R160).
+    #[error("{0}")]
+    TreeMalformed(#[source] probity_core::review::TreeMalformed),
     /// An I/O error on git's pipes or while waiting for it to exit.
     #[error("I/O error while talking to git: {0}")]
     Io(#[from] std::io::Error),

@@ -35,6 +35,7 @@ pub use probity_scratch::scratch;
 pub mod sign;
 pub mod subject;
 mod symlinks;
+mod tree_form;
 #[cfg(unix)]
 mod worktree;
 

@@ -826,24 +826,32 @@ impl Repo {
     }
 }
 
-/// Parses the object reader's answer for a commit: its tree and parents.
+/// Parses the object reader's answer for a commit: its tree and parents,
+/// as git's `parse_commit_buffer` reads them. The first line must be the
+/// tree; the parents are the `parent` lines right after it, up to the
+/// first other line. A second `tree` line (or a parent after another
+/// header) is no header git reads: taking it would read another tree or
+/// other parents than git checks out and walks (red team round 11). A
+/// tree or parent line that is no object id is refused (`None`), as git
+/// refuses the commit.
 pub(crate) fn commit_tree_and_parents(body: &[u8]) -> Option<(String, Vec<String>)> {
-    let mut tree = None;
+    let mut lines = body.split(|b| *b == b'\n');
+    let tree = object_id(lines.next()?.strip_prefix(b"tree ")?)?;
     let mut parents = Vec::new();
-    for line in body.split(|b| *b == b'\n') {
-        if line.is_empty() {
+    for line in lines {
+        let Some(p) = line.strip_prefix(b"parent ") else {
             break;
-        }
-        if let Some(t) = line.strip_prefix(b"tree ") {
-            tree = Some(String::from_utf8(t.to_vec()).ok()?);
-        } else if let Some(p) = line.strip_prefix(b"parent ") {
-            parents.push(String::from_utf8(p.to_vec()).ok()?);
-        } else if tree.is_some() {
-            // The tree and parents come first; the rest is not needed.
-            break;
-        }
+        };
+        parents.push(object_id(p)?);
     }
-    Some((tree?, parents))
+    Some((tree, parents))
+}
+
+/// A full object id in lowercase hex (SHA-1 or SHA-256), as git writes one.
+fn object_id(hex: &[u8]) -> Option<String> {
+    let ok =
+        matches!(hex.len(), 40 | 64) && hex.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    ok.then(|| String::from_utf8_lossy(hex).into_owned())
 }
 
 /// The empty tree's id for an object format git names (`sha1`, `sha256`):
@@ -889,12 +897,38 @@ mod tests {
     }
 
     #[test]
-    fn commit_headers_parse() {
-        let body = b"tree t1\nparent p1\nparent p2\nauthor a\n\nmsg\ntree x\n";
-        assert_eq!(
-            commit_tree_and_parents(body),
-            Some(("t1".into(), vec!["p1".into(), "p2".into()]))
+    fn commit_headers_parse_as_git_parses_them() {
+        let (t1, t2, p1, p2) = (
+            "1".repeat(40),
+            "2".repeat(40),
+            "a".repeat(40),
+            "b".repeat(40),
         );
+        let body = format!("tree {t1}\nparent {p1}\nparent {p2}\nauthor a\n\nmsg\ntree {t2}\n");
+        assert_eq!(
+            commit_tree_and_parents(body.as_bytes()),
+            Some((t1.clone(), vec![p1.clone(), p2.clone()]))
+        );
+        // git reads the first tree line only, and the parents right
+        // after it: a second tree line ends them and is read by no one.
+        let two_trees = format!("tree {t1}\nparent {p1}\ntree {t2}\nparent {p2}\n\nm\n");
+        assert_eq!(
+            commit_tree_and_parents(two_trees.as_bytes()),
+            Some((t1.clone(), vec![p1.clone()]))
+        );
+        // The tree first, or the commit is git's to refuse.
+        let parent_first = format!("parent {p1}\ntree {t1}\n\nm\n");
+        assert_eq!(commit_tree_and_parents(parent_first.as_bytes()), None);
         assert_eq!(commit_tree_and_parents(b"author a\n"), None);
+        // Ids as git writes them: full, lowercase hex.
+        let short = format!("tree {}\n", &t1[..39]);
+        assert_eq!(commit_tree_and_parents(short.as_bytes()), None);
+        let upper = format!("tree {t1}\nparent {}\n", "A".repeat(40));
+        assert_eq!(commit_tree_and_parents(upper.as_bytes()), None);
+        let sha256 = format!("tree {}\n\nm\n", "c".repeat(64));
+        assert_eq!(
+            commit_tree_and_parents(sha256.as_bytes()),
+            Some(("c".repeat(64), Vec::new()))
+        );
     }
 }

@@ -46,6 +46,7 @@ pub(crate) mod server;
 pub(crate) mod snapshot;
 pub(crate) mod state;
 pub(crate) mod submission;
+pub(crate) mod tree_form;
 
 /// The class of step a refusal calls for (issue 25 §5), beside its stable
 /// code: each error type of core and the ports says both
@@ -232,3 +233,4 @@ pub use submission::{
     MAX_ROLE_DOCUMENT_BYTES, PlacementError, SubmittedDiffers, binding_proves, place_results,
     submitted_to_take,
 };
+pub use tree_form::{TreeEntryName, TreeMalformed, tree_problem};

@@ -9,6 +9,7 @@ use probity_core::review::PlacementError;
 use probity_core::review::RoleDocError;
 use probity_core::review::SnapshotError;
 use probity_core::review::StackError;
+use probity_core::review::TreeMalformed;
 use probity_core::review::{ChainError, RecoverError};
 use probity_core::review::{CommitId, LineageId, RepoPath, TreeId};
 use probity_core::review::{PreflightError, StateError, TransitionError};
@@ -23,6 +24,21 @@ pub(crate) fn diff_too_large<'a>(
     let mut at = Some(e);
     while let Some(e) = at {
         if let Some(d) = e.downcast_ref::<DiffTooLarge>() {
+            return Some(d);
+        }
+        at = e.source();
+    }
+    None
+}
+
+/// Core's refusal of a tree git never writes (D-R160) that a driver's
+/// error carries, wherever in its chain of sources.
+pub(crate) fn tree_malformed<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a TreeMalformed> {
+    let mut at = Some(e);
+    while let Some(e) = at {
+        if let Some(d) = e.downcast_ref::<TreeMalformed>() {
             return Some(d);
         }
         at = e.source();
@@ -344,6 +360,9 @@ impl ReviewError {
         match self {
             ReviewError::Repository(e) if diff_too_large(e.as_ref()).is_some() => {
                 (RejectedInput, "diff_too_large")
+            }
+            ReviewError::Repository(e) if tree_malformed(e.as_ref()).is_some() => {
+                (RejectedInput, "tree_malformed")
             }
             ReviewError::Repository(_) => (Repository, "repository_error"),
             ReviewError::Artifacts(_) => (Io, "artifact_io"),

@@ -114,6 +114,11 @@ impl TransportError {
             {
                 Some("diff_too_large")
             }
+            TransportError::Review(ReviewError::Repository(e))
+                if super::error::tree_malformed(e.as_ref()).is_some() =>
+            {
+                Some("tree_malformed")
+            }
             TransportError::Review(_) => None,
         }
     }

@@ -568,6 +568,12 @@ fn candidate_refusal(e: &ReviewError, msg: &str) -> Option<CliError> {
             msg,
             diff_too_large_next(d),
         )),
+        probity_git::GitError::TreeMalformed(_) => Some(CliError::new(
+            ErrorKind::RejectedInput,
+            "tree_malformed",
+            msg,
+            "make the commit's tree with git's own commands (check it out, `git add -A`, `git commit --amend`: git writes every tree well formed; `git fsck` names the entry), then run `probity start` again; nothing was started",
+        )),
         _ => None,
     }
 }

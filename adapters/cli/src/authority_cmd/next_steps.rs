@@ -42,6 +42,9 @@ pub fn next_hint(code: &str) -> &'static str {
         "diff_too_large" => {
             "the reason names the file and the limit. Over the limit for one check: push fewer commits at a time, oldest first (`probity push <remote> <commit>:refs/heads/<branch>` for a commit part-way up the stack, then the rest); over the limit for one file: make that change in smaller commits, each reviewed (`probity start --commit <sha>`), or keep the file out of review with Git LFS"
         }
+        "tree_malformed" => {
+            "the reason names the tree, where it sits and what `git fsck` reports of it: rewrite the commits that bring it with git's own commands (check out the commit, `git add -A`, `git commit --amend`: git writes every tree well formed), review them (`probity start --commit <sha>`), then `probity push`; a base on the server holding such a tree is repaired by an administrator on the server"
+        }
         "delivery_not_fast_forward" => "fetch, rebase onto the server's tip, review, then push",
         "notes_line_removed" => {
             "keep every line of every note the server holds: `git fetch origin refs/notes/probity:refs/notes/probity-remote`, `git notes --ref=probity merge -s cat_sort_uniq refs/notes/probity-remote`, add lines only, then push it"
@@ -136,6 +139,7 @@ fn fixed_by_publishing(code: &str) -> bool {
             | "history_not_reviewed"
             | "delivery_too_large"
             | "diff_too_large"
+            | "tree_malformed"
             | "delivery_not_fast_forward"
             | "delivery_empty"
             | "notes_line_removed"

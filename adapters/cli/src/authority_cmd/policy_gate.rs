@@ -81,7 +81,17 @@ fn invalid(base: &CommitId, why: String) -> CliError {
     )
 }
 
-fn repo_error(e: impl std::fmt::Display) -> CliError {
+fn repo_error(e: probity_git::GitError) -> CliError {
+    if let probity_git::GitError::TreeMalformed(_) = e {
+        // A base whose policy cannot be read as git would read it: the
+        // gate fails closed (D-R160).
+        return CliError::new(
+            ErrorKind::RejectedInput,
+            "tree_malformed",
+            e.to_string(),
+            "the base's tree is not one git writes (`git fsck` names it): an administrator repairs the branch on the server (a commit whose tree git wrote, `git update-ref` in the server's repository), then push again",
+        );
+    }
     CliError::new(
         ErrorKind::Repository,
         "repository_error",
@@ -162,8 +172,9 @@ pub fn read_policies(
         let signers = match (configured, &content.1) {
             (Some(p), _) => Some(Signers::Configured(p.to_path_buf())),
             (None, Some(signers)) => {
-                let mut tmp = probity_scratch::RegisteredTemp::new().map_err(repo_error)?;
-                std::io::Write::write_all(&mut tmp, signers).map_err(repo_error)?;
+                let mut tmp =
+                    probity_scratch::RegisteredTemp::new().map_err(|e| repo_error(e.into()))?;
+                std::io::Write::write_all(&mut tmp, signers).map_err(|e| repo_error(e.into()))?;
                 Some(Signers::FromBase(tmp))
             }
             (None, None) => None,
@@ -344,6 +355,9 @@ pub fn check_bundle<P: SshSignatures>(
             let changed = repo.diff_files(&snap.base_tree, to).map_err(|e| {
                 let (code, next) = match e {
                     probity_git::GitError::DiffTooLarge(_) => ("diff_too_large", "check_range"),
+                    probity_git::GitError::TreeMalformed(_) => {
+                        ("tree_malformed", "start_commit_review")
+                    }
                     _ => ("authority_invalid", "start_commit_review"),
                 };
                 deny(code, format!("bundle of {}: {e}", bundle.lineage_id), next)

@@ -1,6 +1,7 @@
 //! The team of the policy tests (`policy_roles_cli`, `ci_forge_cli`): its
 //! policy (roles, signatures, floors), its base on a gated server, and what
-//! the tests assert of a push under it. Included by those two only
+//! the tests assert of a push under it. Included by those and
+//! `malformed_trees_cli` only
 //! (`#[path]`): other tests give the same base their own methods.
 
 #![allow(dead_code)]

@@ -1,0 +1,421 @@
+//! Trees only as git itself writes them (D-R160): core's
+//! [`tree_problem`] applied to every tree a candidate brings (each tree of
+//! the candidate that is not, by id, the base's tree at the same place)
+//! and every tree a path lookup passes through; otherwise
+//! [`GitError::TreeMalformed`], and the gate fails closed. This module
+//! only parses tree objects and finds the trees. Nothing is remembered
+//! between checks: a tree found well formed says nothing of the trees
+//! below it.
+
+use std::collections::HashMap;
+
+use probity_core::review::{TreeEntryName, TreeMalformed, tree_problem};
+
+use crate::Repo;
+use crate::cmd::GitError;
+
+/// The largest tree read here (a directory of about 800,000 entries).
+const MAX_TREE_BYTES: usize = 32 << 20;
+
+/// The trees of one level read in one batch of the object reader.
+const TREES_PER_BATCH: usize = 256;
+
+/// A candidate tree, the base's tree at the same path, and the path.
+type Level = (String, Option<String>, String);
+
+/// A tree entry's mode that names a directory (git's `S_IFDIR`).
+const DIR_MODE: u32 = 0o040000;
+
+/// One entry of a tree object: its mode, name and object id (raw bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Entry<'a> {
+    pub(crate) mode: u32,
+    pub(crate) name: &'a [u8],
+    pub(crate) id: &'a [u8],
+}
+
+impl Entry<'_> {
+    fn is_dir(&self) -> bool {
+        self.mode & 0o170000 == DIR_MODE
+    }
+
+    fn named(&self) -> TreeEntryName<'_> {
+        TreeEntryName {
+            dir: self.is_dir(),
+            name: self.name,
+        }
+    }
+}
+
+/// The entries of a tree object's bytes, as git's tree parser reads them;
+/// `Err`: what makes the bytes no tree at all (git refuses them too).
+pub(crate) fn entries(bytes: &[u8], hash_len: usize) -> Result<Vec<Entry<'_>>, String> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let space = rest
+            .iter()
+            .position(|b| *b == b' ')
+            .ok_or("an entry without a mode")?;
+        let mode_text = &rest[..space];
+        if mode_text.is_empty() || mode_text.len() > 7 {
+            return Err("an entry with a malformed mode".into());
+        }
+        let mut mode = 0u32;
+        for &d in mode_text {
+            if !(b'0'..=b'7').contains(&d) {
+                return Err("an entry with a malformed mode".into());
+            }
+            mode = mode * 8 + u32::from(d - b'0');
+        }
+        let after = &rest[space + 1..];
+        let nul = after
+            .iter()
+            .position(|b| *b == 0)
+            .ok_or("an entry without the end of its name")?;
+        let name = &after[..nul];
+        let id = after
+            .get(nul + 1..nul + 1 + hash_len)
+            .ok_or("an entry whose object id is cut short")?;
+        out.push(Entry { mode, name, id });
+        rest = &after[nul + 1 + hash_len..];
+    }
+    Ok(out)
+}
+
+/// A tree's place for messages: `/` for the root.
+fn shown_path(path: &str) -> String {
+    if path.is_empty() {
+        "/".into()
+    } else {
+        path.to_string()
+    }
+}
+
+fn hex(raw: &[u8]) -> String {
+    raw.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Repo {
+    /// The bytes of each tree of `ids`, read through the object reader
+    /// (one batch); a tree over [`MAX_TREE_BYTES`] is refused.
+    fn tree_bytes(&self, ids: &[&str], path_of: &[String]) -> Result<Vec<Vec<u8>>, GitError> {
+        let heads = self.object_heads(ids, MAX_TREE_BYTES)?;
+        heads
+            .into_iter()
+            .zip(ids.iter().zip(path_of))
+            .map(|((bytes, whole), (id, path))| {
+                if whole {
+                    Ok(bytes)
+                } else {
+                    Err(GitError::TreeMalformed(TreeMalformed {
+                        tree: (*id).to_string(),
+                        path: shown_path(path),
+                        problem: format!("over {MAX_TREE_BYTES} bytes"),
+                    }))
+                }
+            })
+            .collect()
+    }
+
+    /// Checks the tree `id` (at `path`), whose bytes are `bytes`, well
+    /// formed.
+    fn checked_tree(&self, id: &str, path: &str, bytes: &[u8]) -> Result<(), GitError> {
+        let hash_len = id.len() / 2;
+        let bad = |problem: String| {
+            GitError::TreeMalformed(TreeMalformed {
+                tree: id.to_string(),
+                path: shown_path(path),
+                problem,
+            })
+        };
+        let list = entries(bytes, hash_len).map_err(bad)?;
+        let names: Vec<TreeEntryName<'_>> = list.iter().map(Entry::named).collect();
+        match tree_problem(&names) {
+            Some(problem) => Err(bad(problem)),
+            None => Ok(()),
+        }
+    }
+
+    /// Checks that every tree `to` brings is well formed: its root and,
+    /// level by level, each directory whose tree is not, by id, the
+    /// directory of the same name in `from` (the trees a diff of the two
+    /// walks into). `from`'s own trees are read only to tell them apart.
+    pub(crate) fn check_candidate_trees(&self, from: &str, to: &str) -> Result<(), GitError> {
+        let mut level: Vec<Level> = vec![(to.to_string(), Some(from.to_string()), String::new())];
+        while !level.is_empty() {
+            // A directory that is, by id, the base's: nothing below it
+            // changed, and a diff does not walk into it.
+            level.retain(|(t, b, _)| b.as_deref() != Some(t.as_str()));
+            let mut next = Vec::new();
+            // A bounded batch at a time: a candidate may bring many new
+            // directories on one level.
+            for todo in level.chunks(TREES_PER_BATCH) {
+                self.check_level(todo, &mut next)?;
+            }
+            level = next;
+        }
+        Ok(())
+    }
+
+    /// One batch of a level of [`Repo::check_candidate_trees`]: each
+    /// candidate tree of `todo` checked, and the directories below it
+    /// pushed on `next` (with the base's tree of the same name).
+    fn check_level(&self, todo: &[Level], next: &mut Vec<Level>) -> Result<(), GitError> {
+        let mut ids: Vec<&str> = Vec::new();
+        let mut paths: Vec<String> = Vec::new();
+        for (t, b, p) in todo {
+            ids.push(t);
+            paths.push(p.clone());
+            if let Some(b) = b {
+                ids.push(b);
+                paths.push(p.clone());
+            }
+        }
+        let bytes = self.tree_bytes(&ids, &paths)?;
+        let mut at = bytes.iter();
+        for (t, b, p) in todo {
+            let Some(mine) = at.next() else { break };
+            self.checked_tree(t, p, mine)?;
+            let base = match b {
+                Some(_) => at.next(),
+                None => None,
+            };
+            // The base's first entry of each name (lenient: a base
+            // git would not write is the base's business here).
+            let hash_len = t.len() / 2;
+            let theirs: HashMap<&[u8], Entry<'_>> = base
+                .and_then(|bytes| entries(bytes, hash_len).ok())
+                .unwrap_or_default()
+                .into_iter()
+                .rev()
+                .map(|e| (e.name, e))
+                .collect();
+            for e in entries(mine, hash_len).unwrap_or_default() {
+                if !e.is_dir() {
+                    continue;
+                }
+                let base_dir = theirs.get(e.name).filter(|b| b.is_dir()).map(|b| hex(b.id));
+                let name = String::from_utf8_lossy(e.name);
+                let path = if p.is_empty() {
+                    name.into_owned()
+                } else {
+                    format!("{p}/{name}")
+                };
+                next.push((hex(e.id), base_dir, path));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks that every tree the lookup of each `(rev, path)` passes
+    /// through is well formed: the root tree of `rev` and each directory
+    /// on the way to the path's last component, as far as the path goes.
+    pub(crate) fn check_lookup_trees(&self, reads: &[(&str, &str)]) -> Result<(), GitError> {
+        let roots: Vec<String> = reads
+            .iter()
+            .map(|(rev, _)| format!("{rev}^{{tree}}"))
+            .collect();
+        let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
+        let infos = self.objects_info(&roots)?;
+        for ((_, path), info) in reads.iter().zip(infos) {
+            // A rev git cannot name: its lookup answers nothing either.
+            let Some(info) = info else { continue };
+            let mut tree = info.oid;
+            let mut walked = String::new();
+            let parts: Vec<&str> = path.split('/').collect();
+            for (k, part) in parts.iter().enumerate() {
+                let bytes = self.tree_bytes(&[tree.as_str()], std::slice::from_ref(&walked))?;
+                let Some(bytes) = bytes.first() else { break };
+                self.checked_tree(&tree, &walked, bytes)?;
+                if k + 1 == parts.len() {
+                    break;
+                }
+                let hash_len = tree.len() / 2;
+                let list = entries(bytes, hash_len).unwrap_or_default();
+                let Some(dir) = list
+                    .iter()
+                    .find(|e| e.name == part.as_bytes() && e.is_dir())
+                else {
+                    break;
+                };
+                tree = hex(dir.id);
+                walked = if walked.is_empty() {
+                    (*part).to_string()
+                } else {
+                    format!("{walked}/{part}")
+                };
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use probity_core::review::TreeId;
+
+    fn tree(list: &[(&str, &str)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (mode, name) in list {
+            out.extend_from_slice(mode.as_bytes());
+            out.push(b' ');
+            out.extend_from_slice(name.as_bytes());
+            out.push(0);
+            out.extend_from_slice(&[7u8; 20]);
+        }
+        out
+    }
+
+    #[test]
+    fn entries_are_read_as_git_writes_them() {
+        let bytes = tree(&[("100644", "a"), ("40000", "d"), ("160000", "m")]);
+        let list = entries(&bytes, 20).unwrap();
+        let named: Vec<(bool, &[u8])> = list.iter().map(|e| (e.is_dir(), e.name)).collect();
+        assert_eq!(
+            named,
+            vec![(false, &b"a"[..]), (true, &b"d"[..]), (false, &b"m"[..])]
+        );
+        assert_eq!(list[0].mode, 0o100644);
+        assert!(list.iter().all(|e| e.id == [7u8; 20]));
+    }
+
+    #[test]
+    fn bytes_that_are_no_tree_are_refused() {
+        let mut cut = tree(&[("100644", "a")]);
+        cut.pop();
+        assert!(entries(&cut, 20).is_err());
+        assert!(entries(b"100644 a", 20).is_err());
+        assert!(entries(b"10064x a\0", 20).is_err());
+        assert!(entries(b" a\0", 20).is_err());
+    }
+
+    /// A tree written as given, as anyone with git can.
+    fn literal_tree(f: &crate::fixture::Fixture, list: &[(&str, &str, &str)]) -> String {
+        let mut bytes = Vec::new();
+        for (mode, name, id) in list {
+            bytes.extend_from_slice(format!("{mode} {name}\0").as_bytes());
+            bytes.extend_from_slice(&crate::loose::raw_id(crate::loose::Format::Sha1, id).unwrap());
+        }
+        let path = f.root().join("tree.bin");
+        std::fs::write(&path, bytes).unwrap();
+        let out = f
+            .git(&["hash-object", "-t", "tree", "-w", "--literally", "tree.bin"])
+            .unwrap();
+        std::fs::remove_file(&path).unwrap();
+        String::from_utf8(out).unwrap().trim().to_string()
+    }
+
+    fn id(f: &crate::fixture::Fixture, spec: &str) -> String {
+        let out = f.git(&["rev-parse", spec]).unwrap();
+        String::from_utf8(out).unwrap().trim().to_string()
+    }
+
+    fn problem_of(e: GitError) -> TreeMalformed {
+        match e {
+            GitError::TreeMalformed(m) => m,
+            other => panic!("not a malformed tree: {other}"),
+        }
+    }
+
+    /// On a real repository: a changed directory holding a duplicate is
+    /// refused with its path, an unchanged one is never read, a tree out
+    /// of order is refused, and the lookups through a malformed tree fail
+    /// where git's answer would have been none.
+    #[test]
+    fn the_trees_a_candidate_brings_and_a_lookup_passes_are_checked() {
+        let f = crate::fixture::Fixture::new().unwrap();
+        f.write("src/a.rs", "a\n").unwrap();
+        f.write("docs/guide.md", "g\n").unwrap();
+        f.write(".probity/policy.json", "{}\n").unwrap();
+        f.commit_all("base").unwrap();
+        let repo = f.repo().unwrap();
+        let base = id(&f, "HEAD^{tree}");
+        let blob = id(&f, "HEAD:src/a.rs");
+        let (src, docs, dot) = (
+            id(&f, "HEAD:src"),
+            id(&f, "HEAD:docs"),
+            id(&f, "HEAD:.probity"),
+        );
+        // `src/` with `a.rs` twice: found at `src`, the changed directory.
+        let dup_src = literal_tree(&f, &[("100644", "a.rs", &blob), ("100644", "a.rs", &blob)]);
+        let root = |src: &str| {
+            literal_tree(
+                &f,
+                &[
+                    ("40000", ".probity", &dot),
+                    ("40000", "docs", &docs),
+                    ("40000", "src", src),
+                ],
+            )
+        };
+        let bad = root(&dup_src);
+        let m = problem_of(repo.check_candidate_trees(&base, &bad).unwrap_err());
+        assert_eq!(
+            (m.path.as_str(), m.tree.as_str()),
+            ("src", dup_src.as_str())
+        );
+        assert!(
+            m.problem.contains("two entries named `a.rs`"),
+            "{}",
+            m.problem
+        );
+        // The same candidate as a diff: refused before git diffs it.
+        let (from, to) = (TreeId::parse(&base).unwrap(), TreeId::parse(&bad).unwrap());
+        let r = repo.diff_files(&from, &to);
+        assert!(matches!(r, Err(GitError::TreeMalformed(_))), "{r:?}");
+        // A well-formed candidate passes; the base against itself reads nothing.
+        repo.check_candidate_trees(&base, &root(&src)).unwrap();
+        repo.check_candidate_trees(&bad, &bad).unwrap();
+        // The root out of order.
+        let unsorted = literal_tree(
+            &f,
+            &[
+                ("40000", "src", &src),
+                ("40000", ".probity", &dot),
+                ("40000", "docs", &docs),
+            ],
+        );
+        let m = problem_of(repo.check_candidate_trees(&base, &unsorted).unwrap_err());
+        assert_eq!(m.path, "/");
+        assert!(
+            m.problem.contains("`.probity` listed after `src`"),
+            "{}",
+            m.problem
+        );
+        // A blob `.probity` before its directory: git's lookup answers
+        // nothing; ours refuses.
+        let hidden = literal_tree(
+            &f,
+            &[
+                ("100644", ".probity", &blob),
+                ("40000", ".probity", &dot),
+                ("40000", "docs", &docs),
+                ("40000", "src", &src),
+            ],
+        );
+        assert!(
+            f.git(&["cat-file", "-e", &format!("{hidden}:.probity/policy.json")])
+                .is_err()
+        );
+        let m = problem_of(
+            repo.read_path(&hidden, ".probity/policy.json", 64)
+                .unwrap_err(),
+        );
+        assert!(
+            m.problem.contains("two entries named `.probity`"),
+            "{}",
+            m.problem
+        );
+        // Well formed, the same lookups answer as git does.
+        assert_eq!(
+            repo.read_path(&base, ".probity/policy.json", 64)
+                .unwrap()
+                .as_deref(),
+            Some(&b"{}\n"[..])
+        );
+        assert_eq!(repo.read_path(&base, "docs/none.md", 64).unwrap(), None);
+        assert_eq!(repo.read_path(&base, "nowhere/x", 64).unwrap(), None);
+    }
+}
