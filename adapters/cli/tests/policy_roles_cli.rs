@@ -527,3 +527,44 @@ fn a_protected_branch_made_before_the_policy_still_answers_to_the_default_branch
     push_old().unwrap();
     assert_eq!(rev(&t.f, &t.server, "refs/heads/old"), Some(c));
 }
+
+/// Two clones, one note (red team round 11, 04a): the maintainer signs the
+/// agent's review in her own clone and publishes; the agent merges her
+/// notes into its own (its store never sees her signature) and runs
+/// `probity push`. The client's pre-check counts the note's signatures as
+/// the server does, so the push lands instead of being refused on the
+/// client alone.
+#[test]
+fn a_signature_merged_from_a_teammates_notes_counts_before_the_push() {
+    let t = Team::new();
+    let (lineage, _, y) = t.review_encrypt();
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["publish"]);
+    let (_dir, alice) = clone_as(&t.f, &t.server, "alice");
+    let agent = t.f.root().to_str().unwrap();
+    let fetch = [
+        "fetch",
+        "-q",
+        agent,
+        "main:refs/remotes/agent/main",
+        "+refs/notes/probity:refs/notes/probity",
+    ];
+    t.f.git_in(&alice, &fetch).unwrap();
+    t.f.git_in(&alice, &["merge", "-q", "--ff-only", "agent/main"])
+        .unwrap();
+    let note = support::transport::note(&t.f, &alice, &y).unwrap();
+    let bundle = t.inputs.path().join("bundle.json");
+    std::fs::write(&bundle, note).unwrap();
+    probity_ok(&alice, &["bundle", "import", bundle.to_str().unwrap()]);
+    sign_with(&alice, &t.alice, t.keys.path(), &lineage);
+    probity_ok(&alice, &["publish", "--range", &format!("{y}~1..{y}")]);
+    let alice_notes = [
+        "fetch",
+        "-q",
+        alice.to_str().unwrap(),
+        "refs/notes/probity:refs/notes/probity-alice",
+    ];
+    t.f.git(&alice_notes).unwrap();
+    merge_notes(&t.f, "refs/notes/probity-alice");
+    t.lands(y);
+}

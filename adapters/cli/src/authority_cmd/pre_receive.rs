@@ -280,9 +280,25 @@ pub fn local_policy_denial(
     let bases = in_force;
     let faults = ServerFaults::new(false, repo.git_dir().to_path_buf());
     let check = signature_policy(repo, &faults, &bases)?;
+    // The notes this clone pushes: a delivery's note may hold signatures
+    // its store lacks (a teammate signed in her own clone and her notes
+    // were merged here), and the server counts them (red team round 11,
+    // 04a). A note that cannot be read or parsed adds none.
+    let notes = repo.notes_tip().ok().flatten();
     for delivery in probity_core::review::approved_deliveries(decision) {
+        let note: Vec<probity_core::review::Bundle> = notes
+            .as_ref()
+            .and_then(|n| {
+                repo.read_note(n, &delivery.commit, probity_core::review::MAX_NOTE_BYTES)
+                    .ok()
+                    .flatten()
+            })
+            .and_then(|bytes| probity_core::review::parse_note(&bytes).ok())
+            .unwrap_or_default();
+        let note: Vec<&probity_core::review::Bundle> = note.iter().collect();
         for lineage in delivery.approvals() {
             let bundle = drivers::export_bundle(store, lineage).map_err(transport_error)?;
+            let bundle = probity_core::review::with_note_attestations(&bundle, &note);
             if let Err(mut d) = check(&bundle) {
                 d.refname = delivery.refs.first().cloned().unwrap_or(d.refname);
                 d.commit = Some(delivery.commit.clone());
