@@ -13,43 +13,9 @@ use policy_team::Team;
 use probity_core::review::{CommitId, RangeCommit, RiskAssessment, RiskLevel, RiskPolicy};
 use probity_core::review::{RiskReason, TreeId};
 use probity_git::fixture::Fixture;
+use support::raw_tree::{entries_of, raw_tree};
 use support::transport::set_note;
 use support::*;
-
-/// A tree object written as given (`git hash-object --literally`, as
-/// anyone with git can): `entries` are (mode, name, object id).
-fn raw_tree(f: &Fixture, entries: &[(String, String, String)]) -> String {
-    let mut bytes = Vec::new();
-    for (mode, name, id) in entries {
-        bytes.extend_from_slice(format!("{mode} {name}\0").as_bytes());
-        let raw: Vec<u8> = (0..id.len())
-            .step_by(2)
-            .map(|i| u8::from_str_radix(&id[i..i + 2], 16).unwrap())
-            .collect();
-        bytes.extend_from_slice(&raw);
-    }
-    let out = git_out(
-        f.root(),
-        &["hash-object", "-t", "tree", "-w", "--literally", "--stdin"],
-        &bytes,
-        &[],
-    );
-    out.trim().to_string()
-}
-
-/// The entries of `tree` as (mode, name, id), modes as trees store them.
-fn entries_of(f: &Fixture, tree: &str) -> Vec<(String, String, String)> {
-    let out = git_out(f.root(), &["ls-tree", tree], b"", &[]);
-    out.lines()
-        .map(|l| {
-            let (meta, name) = l.split_once('\t').unwrap();
-            let mut m = meta.split(' ');
-            let mode = m.next().unwrap().trim_start_matches('0').to_string();
-            let id = m.nth(1).unwrap().to_string();
-            (mode, name.to_string(), id)
-        })
-        .collect()
-}
 
 /// `tree` with a blob `.probity` listed just before the directory
 /// `.probity`: git's lookup of `.probity/policy.json` then answers nothing.

@@ -253,20 +253,34 @@ fn a_note_the_push_adds_is_held_to_the_note_bound() {
     }
     // A gitlink at a note's path is no note either: refused by name, not
     // read as a server fault.
-    let mut entries = String::from_utf8(
+    let entries = String::from_utf8(
         s.f.git(&["ls-tree", &format!("{published}^{{tree}}")])
             .unwrap(),
     )
     .unwrap();
-    let other = s.rev(s.f.root(), "HEAD~1").unwrap();
-    entries.push_str(&format!("160000 commit {base}\t{other}\n"));
-    let tree = git_in(&["mktree"], entries.as_bytes());
-    let commit = git_in(&["commit-tree", &tree, "-p", &published, "-m", "link"], b"");
-    s.f.git(&["update-ref", "refs/notes/probity", &commit])
-        .unwrap();
-    let err = s.push(&["origin", "refs/notes/probity"]).unwrap_err();
+    let other = "ab".repeat(20);
+    let gitlink = |entries: &str, name: &str| {
+        let mut entries = entries.to_string();
+        entries.push_str(&format!("160000 commit {base}\t{name}\n"));
+        let tree = git_in(&["mktree"], entries.as_bytes());
+        let commit = git_in(&["commit-tree", &tree, "-p", &published, "-m", "link"], b"");
+        s.f.git(&["update-ref", "refs/notes/probity", &commit])
+            .unwrap();
+        s.push(&["origin", "refs/notes/probity"]).unwrap_err()
+    };
+    let err = gitlink(&entries, &other);
     assert!(err.contains("input_too_large"), "{err}");
     assert!(err.contains(&other), "{err}");
+    assert_eq!(s.server_rev("refs/notes/probity"), Some(published.clone()));
+    // Beside a held note of the same name (`mktree` writes both): a tree
+    // git never writes, refused as a denial of the notes (D-R163).
+    let held = s.rev(s.f.root(), "HEAD~1").unwrap();
+    let err = gitlink(&entries, &held);
+    assert!(err.contains("DENY: tree_malformed"), "{err}");
+    assert!(
+        err.contains(&format!("two entries named `{held}`")),
+        "{err}"
+    );
     assert_eq!(s.server_rev("refs/notes/probity"), Some(published));
 }
 

@@ -5,7 +5,8 @@
 //! is read whole once through the object reader already running, its
 //! entries kept by name, and every path is looked up in-process, as git
 //! looks it up (the first entry of a name; a path through anything but a
-//! tree names nothing).
+//! tree names nothing). Also the paths that differ between two notes
+//! trees, each side a note only as git's notes read one (D-R163).
 
 use std::collections::BTreeMap;
 
@@ -153,4 +154,67 @@ fn parse_tree(mut rest: &[u8], id_len: usize) -> Option<Entries> {
         rest = &tail[1 + id_len..];
     }
     Some(entries)
+}
+
+/// One differing notes-tree path, its note blob in the old and the new
+/// notes commit (`None` where the path holds no regular file), and
+/// whether the new side is an entry git's notes do not read (a symbolic
+/// link, a gitlink: D-R163).
+pub(crate) type PathChange = (String, Option<String>, Option<String>, bool);
+
+impl Repo {
+    /// Every path `diff-tree -r` finds differing between the notes commits
+    /// `old` and `new` ([`PathChange`]), once both trees are found to be
+    /// trees git writes (D-R163).
+    pub(crate) fn note_tree_changes(
+        &self,
+        old: &CommitId,
+        new: &CommitId,
+    ) -> Result<Vec<PathChange>, GitError> {
+        // Trees as git writes them (D-R163): on a notes tree out of order
+        // or naming one path twice, this diff and git's lookup of a note
+        // read different notes.
+        let trees = [format!("{old}^{{tree}}"), format!("{new}^{{tree}}")];
+        let specs: Vec<&str> = trees.iter().map(String::as_str).collect();
+        if let [Some(from), Some(to)] = &self.objects_info(&specs)?[..] {
+            self.check_candidate_trees(&from.oid, &to.oid)?;
+        }
+        let out = self.run([
+            "diff-tree",
+            "-r",
+            "--no-renames",
+            "--raw",
+            "--no-abbrev",
+            old.as_str(),
+            new.as_str(),
+        ])?;
+        // A side is a note only as git's notes read one: a regular file
+        // (a symbolic link or a gitlink at a note's path is none, and `git
+        // grep` skips it too, D-R163).
+        let regular = |mode: &str| {
+            u32::from_str_radix(mode.trim_start_matches(':'), 8)
+                .is_ok_and(|m| m & 0o170000 == 0o100000)
+        };
+        let blob = |mode: &str, oid: &str| {
+            (regular(mode) && !oid.bytes().all(|b| b == b'0')).then(|| oid.to_owned())
+        };
+        let mut changes = Vec::new();
+        for line in String::from_utf8_lossy(&out).lines() {
+            let Some((meta, path)) = line.split_once('\t') else {
+                continue;
+            };
+            let fields: Vec<&str> = meta.split(' ').collect();
+            let [old_mode, new_mode, before, after, _] = fields[..] else {
+                continue;
+            };
+            let odd = !after.bytes().all(|b| b == b'0') && !regular(new_mode);
+            changes.push((
+                path.to_owned(),
+                blob(old_mode, before),
+                blob(new_mode, after),
+                odd,
+            ));
+        }
+        Ok(changes)
+    }
 }

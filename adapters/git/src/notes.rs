@@ -552,7 +552,7 @@ impl Repo {
         use std::collections::BTreeMap;
         // commit -> (its blobs at the paths that differ in old, in new)
         let mut blobs: BTreeMap<CommitId, (Vec<String>, Vec<String>)> = BTreeMap::new();
-        for (path, before, after) in self.note_tree_changes(old, new)? {
+        for (path, before, after, _) in self.note_tree_changes(old, new)? {
             // A path that names no commit is no note (the notes tree may
             // hold other files).
             let Ok(commit) = CommitId::parse(path.replace('/', "")) else {
@@ -617,38 +617,6 @@ impl Repo {
             .collect())
     }
 
-    /// Every path `diff-tree -r` finds differing between the notes commits
-    /// `old` and `new`: the path, and its blob in `old` and in `new`
-    /// (`None` where the path holds none).
-    fn note_tree_changes(
-        &self,
-        old: &CommitId,
-        new: &CommitId,
-    ) -> Result<Vec<PathChange>, GitError> {
-        let out = self.run([
-            "diff-tree",
-            "-r",
-            "--no-renames",
-            "--raw",
-            "--no-abbrev",
-            old.as_str(),
-            new.as_str(),
-        ])?;
-        let blob = |oid: &str| (!oid.bytes().all(|b| b == b'0')).then(|| oid.to_owned());
-        let mut changes = Vec::new();
-        for line in String::from_utf8_lossy(&out).lines() {
-            let Some((meta, path)) = line.split_once('\t') else {
-                continue;
-            };
-            let fields: Vec<&str> = meta.split(' ').collect();
-            let [_, _, before, after, _] = fields[..] else {
-                continue;
-            };
-            changes.push((path.to_owned(), blob(before), blob(after)));
-        }
-        Ok(changes)
-    }
-
     /// See [`NotesGit::added_note_files`]: one `diff-tree -r` from `old`
     /// (one `ls-tree -r -l` of `new` when `None`: every file is added), the
     /// sizes and each added note's other fan-out paths (in `new`, and its
@@ -672,7 +640,9 @@ impl Repo {
                     // and over every bound, so the rule refuses it by name.
                     let fields: Vec<&str> = meta.split_ascii_whitespace().collect();
                     let size = match fields[..] {
-                        [_, "blob", _, size] => size.parse::<u64>().unwrap_or(u64::MAX),
+                        [mode, "blob", _, size] if mode.starts_with("100") => {
+                            size.parse::<u64>().unwrap_or(u64::MAX)
+                        }
                         _ => u64::MAX,
                     };
                     files.push((path.to_owned(), size));
@@ -713,7 +683,7 @@ impl Repo {
                 // 2.6 million paths), then every blob's size in one batch.
                 let mut trees = NoteTrees::new(self);
                 let mut paths: Vec<NoteEntries> = Vec::new();
-                for (path, before, after) in &changes {
+                for (path, before, after, _) in &changes {
                     if let (None, Some(_), Some(commit)) = (before, after, note_commit(path)) {
                         paths.push((
                             trees.note_entries(old, &commit)?,
@@ -723,7 +693,7 @@ impl Repo {
                 }
                 let ids = changes
                     .iter()
-                    .flat_map(|(_, b, a)| b.iter().chain(a))
+                    .flat_map(|(_, b, a, _)| b.iter().chain(a))
                     .map(String::as_str)
                     .chain(
                         paths
@@ -734,7 +704,18 @@ impl Repo {
                 let sizes = self.blob_sizes(ids)?;
                 let size_of = |oid: &str| sizes.get(oid).map_or(u64::MAX, blob_size);
                 let mut paths = paths.into_iter();
-                for (path, before, after) in changes {
+                for (path, before, after, odd) in changes {
+                    if odd {
+                        // No note as git reads one (a symbolic link, a
+                        // gitlink): over every bound, refused by name.
+                        out.push(AddedNoteFile {
+                            path,
+                            size: u64::MAX,
+                            added_bytes: u64::MAX,
+                            other_paths: Vec::new(),
+                        });
+                        continue;
+                    }
                     let Some(after) = after else {
                         continue;
                     };
@@ -888,10 +869,6 @@ impl std::io::Write for HoldBackFatal<'_> {
         Ok(())
     }
 }
-
-/// One differing notes-tree path, and its blob in the old and the new
-/// notes commit (`None` where the path holds none).
-type PathChange = (String, Option<String>, Option<String>);
 
 impl NotesGit for Repo {
     fn notes_tip(&self) -> Result<Option<CommitId>, AdapterError> {

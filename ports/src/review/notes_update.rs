@@ -83,10 +83,15 @@ pub(super) fn notes_after<G: RangeGit + NotesGit>(
         Some(new) => {
             let history = git.notes_history(u.old.as_ref(), new, holds.as_port())?;
             match check_notes_history_listing(&history) {
-                Ok(()) => match check_added_notes(&git.added_note_files(u.old.as_ref(), new)?) {
-                    Ok(()) => check_notes_history(&history),
-                    refused => refused,
-                },
+                Ok(()) => {
+                    match check_added_notes(&match git.added_note_files(u.old.as_ref(), new) {
+                        Ok(added) => added,
+                        Err(e) => return malformed_notes(e).map(Err),
+                    }) {
+                        Ok(()) => check_notes_history(&history),
+                        refused => refused,
+                    }
+                }
                 refused => refused,
             }
         }
@@ -105,7 +110,11 @@ pub(super) fn notes_after<G: RangeGit + NotesGit>(
     // A fast-forward keeps every line of every note the server holds: only
     // the notes whose blob changed are read.
     if let (Some(old), Some(new)) = (&u.old, &u.new) {
-        for c in git.changed_notes(old, new)? {
+        let changed = match git.changed_notes(old, new) {
+            Ok(changed) => changed,
+            Err(e) => return malformed_notes(e).map(Err),
+        };
+        for c in changed {
             let before = git.read_note(old, &c, MAX_NOTE_BYTES)?.unwrap_or_default();
             let after = git.read_note(new, &c, MAX_NOTE_BYTES)?;
             if let Err(d) = check_note_growth(&before, after.as_deref()) {
@@ -114,6 +123,22 @@ pub(super) fn notes_after<G: RangeGit + NotesGit>(
         }
     }
     Ok(Ok(u.new.clone()))
+}
+
+/// A notes tree git never writes (D-R160, D-R163) refuses the notes
+/// update, with the notes ref named and a notes repair as the next step
+/// (not a fault of the server's); any other error is the port's.
+fn malformed_notes(e: AdapterError) -> Result<ReceiveDenial, TransportError> {
+    match super::error::tree_malformed(e.as_ref()) {
+        Some(m) => Ok(ReceiveDenial {
+            reason_code: "tree_malformed".into(),
+            refname: NOTES_REF.into(),
+            commit: None,
+            message: format!("the pushed notes: {m}"),
+            next_action: "repair",
+        }),
+        None => Err(e.into()),
+    }
 }
 
 /// What a push's ref updates leave only the notes holding (D-R136, red

@@ -201,7 +201,7 @@ impl<G: RangeGit> Ancestry<'_, G> {
 #[derive(Default)]
 struct Carried {
     known: std::collections::BTreeMap<(Span, Span), bool>,
-    delivered: std::collections::BTreeMap<(CommitId, Span), bool>,
+    delivered: std::collections::BTreeMap<(CommitId, Span, String), bool>,
 }
 
 /// A span of two trees: a delivery's (parent tree, tree), an approval's
@@ -328,11 +328,15 @@ impl MayCarry {
 /// forged at a lower tier must not unspend another). A note of junk, an
 /// empty one, or none ties the commit to no approval: a pusher may have
 /// replaced or dropped it, so the replay check asks whether it delivered
-/// the approval judged. Every failure counts as no other approval.
+/// the approval judged. Every failure counts as no other approval, and so
+/// does a note holding the judged approval itself (`judged`): the commit
+/// delivered that one, not another (red team round 12, D-R163).
+#[allow(clippy::too_many_arguments)]
 fn delivered_another<G, P>(
     git: &G,
     notes: &CommitId,
     commit: &CommitId,
+    judged: &str,
     trees: &(TreeId, TreeId),
     signature_policy: &P,
     carried: &mut Carried,
@@ -342,7 +346,7 @@ where
     G: GitPort + ExportGit + ManifestGit + NotesGit,
     P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
 {
-    let key = (commit.clone(), trees.clone());
+    let key = (commit.clone(), trees.clone(), judged.to_string());
     if let Some(k) = carried.delivered.get(&key) {
         return Ok(*k);
     }
@@ -358,6 +362,11 @@ where
         };
         for (i, line) in lines.iter().enumerate() {
             let Ok(b) = line else { continue };
+            if b.lineage_id.as_str() == judged {
+                // The commit's own note holds the judged approval: it
+                // delivered that one.
+                break 'read false;
+            }
             let Some(span) = probity_core::review::approved_change(b) else {
                 continue;
             };
@@ -765,6 +774,7 @@ where
                                 git,
                                 notes,
                                 c,
+                                lineage.as_str(),
                                 prior_trees,
                                 signature_policy,
                                 &mut carried,
@@ -796,6 +806,7 @@ where
                                         git,
                                         notes,
                                         c,
+                                        lineage.as_str(),
                                         prior_trees,
                                         signature_policy,
                                         &mut carried,

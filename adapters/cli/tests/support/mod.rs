@@ -21,6 +21,7 @@ mod keys;
 pub use keys::*;
 pub mod mcp;
 pub mod model_server;
+pub mod raw_tree;
 pub mod transport;
 pub mod watchdog;
 
