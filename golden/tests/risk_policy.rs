@@ -247,6 +247,16 @@ fn a_state_record_of_an_executable_rst_directive_under_v6() {
     );
 }
 
+/// v7's document and digest (D-R165; v1's to v6's above keep theirs),
+/// and the parser scenario approved under it.
+#[test]
+fn the_builtin_policy_v7_its_digest_and_an_approval_under_it() {
+    let (v7, hash) = (RiskPolicy::v7(), RiskPolicy::v7_hash());
+    let document = format!("{hash}\n{}", text(canonical_bytes(v7).unwrap()));
+    insta::assert_snapshot!("risk_policy_v7", document);
+    approved_under(v7, hash, "policy_v7");
+}
+
 /// D-R128: the state and bundle schemas' second revision (what `probity
 /// schema state` and `bundle` print) accepts the reasons v2 and v3 give
 /// and a repository policy's `policy_floor:<rule>`; the first revision,

@@ -1,7 +1,8 @@
 //! Properties of the built-in risk policies (D-R114, D-R122): whitespace
 //! put into content never hides a process spawn from v2, v2 never rates a
 //! change lower than v1 and v3 never lower than v2; v4 never lower than
-//! v3, v5 never lower than v4 and v6 never lower than v5, whatever links,
+//! v3, v5 never lower than v4, v6 never lower than v5 and v7 never lower
+//! than v6, whatever links,
 //! submodules and auto-run configurations the trees hold (D-R131, D-R135,
 //! D-R143).
 
@@ -274,6 +275,9 @@ proptest! {
         // v6 (D-R143) only adds the directive rule.
         let v6 = RiskPolicy::v6().classify_in(&files, 1, trees).level();
         prop_assert!(rank(v6) >= rank(read), "v5 {read:?}, v6 {v6:?}");
+        // v7 (D-R165) only rates symbolic links as directories.
+        let v7 = RiskPolicy::v7().classify_in(&files, 1, trees).level();
+        prop_assert!(rank(v7) >= rank(v6), "v6 {v6:?}, v7 {v7:?}");
     }
 }
 

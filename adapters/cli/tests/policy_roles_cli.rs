@@ -568,3 +568,54 @@ fn a_signature_merged_from_a_teammates_notes_counts_before_the_push() {
     merge_notes(&t.f, "refs/notes/probity-alice");
     t.lands(y);
 }
+
+/// Red team round 12, 04 (D-R165): a folder-open task at
+/// `editor/tasks.json` is nothing VS Code runs, so the agent lands it
+/// alone; a symbolic link `.vscode -> editor` then puts it where VS Code
+/// runs it. Under risk policy v7 the link is rated as the directory it
+/// stands for (high: the maintainer must sign), as writing
+/// `.vscode/tasks.json` itself is.
+#[test]
+fn a_link_that_puts_a_task_where_the_editor_runs_it_needs_the_maintainer() {
+    let t = Team::new();
+    let tasks = r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"python3 tools/build.py","runOptions":{"runOn":"folderOpen"}}]}"#;
+    t.f.write("editor/tasks.json", tasks).unwrap();
+    t.f.write("tools/build.py", "print('build')\n").unwrap();
+    let (lineage, started, c) = t.review_commit("editor settings");
+    assert_risk(&started, "medium", "code_change");
+    t.signed_lands(&t.agent, &lineage, c);
+    std::os::unix::fs::symlink("editor", t.f.root().join(".vscode")).unwrap();
+    let (lineage, started, _) = t.review_commit("link .vscode");
+    assert_risk(&started, "high", "auto_run_config");
+    let landed = t.server_main();
+    t.sign(&t.agent, &lineage);
+    let p = t.push_denied("roles_unmet");
+    assert!(said(&p).contains(ALICE), "{}", said(&p));
+    assert_eq!(t.server_main(), landed);
+    t.signed_lands(&t.alice, &lineage, rev_parse(&t.f, "HEAD"));
+}
+
+/// Round 12, 04b (D-R166): once the maintainer approved the link
+/// `.vscode -> editor`, an edit of the script its folder-open task runs is
+/// `auto_run_config` as under a real `.vscode/`: the configuration is read
+/// through the link, as VS Code reads it.
+#[test]
+fn a_script_a_linked_task_runs_needs_the_maintainer() {
+    let t = Team::new();
+    let tasks = r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"python3 tools/build.py","runOptions":{"runOn":"folderOpen"}}]}"#;
+    t.f.write("editor/tasks.json", tasks).unwrap();
+    t.f.write("tools/build.py", "print('build')\n").unwrap();
+    std::os::unix::fs::symlink("editor", t.f.root().join(".vscode")).unwrap();
+    let (lineage, _, c) = t.review_commit("editor settings, linked");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("tools/build.py", "print('build')\nimport os\n")
+        .unwrap();
+    let (lineage, started, _) = t.review_commit("build");
+    assert_risk(&started, "high", "auto_run_config");
+    let landed = t.server_main();
+    t.sign(&t.agent, &lineage);
+    let p = t.push_denied("roles_unmet");
+    assert!(said(&p).contains(ALICE), "{}", said(&p));
+    assert_eq!(t.server_main(), landed);
+}

@@ -66,6 +66,15 @@ impl GitPort for Repo {
         Ok(Repo::read_paths(self, &reads, cap)?)
     }
 
+    fn read_paths_followed(
+        &self,
+        reads: &[(&TreeId, &str)],
+        cap: usize,
+    ) -> Result<Vec<Option<Vec<u8>>>, AdapterError> {
+        let reads: Vec<(&str, &str)> = reads.iter().map(|(t, p)| (t.as_str(), *p)).collect();
+        Ok(Repo::read_paths_followed(self, &reads, cap)?)
+    }
+
     fn keep_trees(
         &self,
         lineage: &LineageId,

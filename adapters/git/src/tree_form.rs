@@ -251,6 +251,132 @@ impl Repo {
     }
 }
 
+/// The most symbolic links one read follows (as risk policy v4 follows
+/// a changed file's links, `symlink_hops`).
+const MAX_LINK_HOPS: usize = 8;
+
+/// The largest link target read (git's own limit on a link is the path
+/// limit; a longer blob is no link a checkout makes).
+const MAX_LINK_BYTES: usize = 4096;
+
+/// `base` (a directory, `""` for the root) joined with a link's `target`
+/// and the path's `rest`, resolved lexically as a checkout resolves it;
+/// `None` when it leaves the tree (an absolute target, or `..` past the
+/// root).
+fn joined(base: &str, target: &str, rest: &[&str]) -> Option<String> {
+    if target.starts_with('/') {
+        return None;
+    }
+    let mut out: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
+    for part in target.split('/').chain(rest.iter().copied()) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop()?;
+            }
+            p => out.push(p),
+        }
+    }
+    Some(out.join("/"))
+}
+
+impl Repo {
+    /// The blob id at `path` of `tree` as a checkout would show it: each
+    /// directory entry walked into, each symbolic link met on the way (or
+    /// at the end) followed inside the tree, at most [`MAX_LINK_HOPS`] of
+    /// them; `None` when the path is absent, leaves the tree, or ends at
+    /// anything but a blob. Every tree passed is checked (D-R160).
+    pub(crate) fn followed_blob(&self, tree: &str, path: &str) -> Result<Option<String>, GitError> {
+        let mut want = path.to_string();
+        let mut hops = 0;
+        'restart: loop {
+            let parts: Vec<&str> = want.split('/').filter(|p| !p.is_empty()).collect();
+            let mut at = tree.to_string();
+            let mut walked = String::new();
+            for (k, part) in parts.iter().enumerate() {
+                let bytes = self.tree_bytes(&[at.as_str()], std::slice::from_ref(&walked))?;
+                let Some(bytes) = bytes.first() else {
+                    return Ok(None);
+                };
+                self.checked_tree(&at, &walked, bytes)?;
+                let list = entries(bytes, at.len() / 2).unwrap_or_default();
+                let Some(e) = list.iter().find(|e| e.name == part.as_bytes()) else {
+                    return Ok(None);
+                };
+                let last = k + 1 == parts.len();
+                match e.mode & 0o170000 {
+                    DIR_MODE if !last => {
+                        at = hex(e.id);
+                        walked = if walked.is_empty() {
+                            (*part).to_string()
+                        } else {
+                            format!("{walked}/{part}")
+                        };
+                    }
+                    0o120000 => {
+                        hops += 1;
+                        if hops > MAX_LINK_HOPS {
+                            return Ok(None);
+                        }
+                        let id = hex(e.id);
+                        let Some((target, whole)) =
+                            self.object_heads(&[id.as_str()], MAX_LINK_BYTES)?.pop()
+                        else {
+                            return Ok(None);
+                        };
+                        let Ok(target) = String::from_utf8(target) else {
+                            return Ok(None);
+                        };
+                        if !whole {
+                            return Ok(None);
+                        }
+                        match joined(&walked, &target, &parts[k + 1..]) {
+                            Some(next) => {
+                                want = next;
+                                continue 'restart;
+                            }
+                            None => return Ok(None),
+                        }
+                    }
+                    0o100000 if last => return Ok(Some(hex(e.id))),
+                    _ => return Ok(None),
+                }
+            }
+            return Ok(None);
+        }
+    }
+
+    /// [`Repo::read_paths`] as a checkout shows each path: symbolic links
+    /// inside the tree followed ([`Repo::followed_blob`]); what the risk
+    /// policy's configurations are read through, as the tools that run
+    /// them read them (D-R166).
+    pub fn read_paths_followed(
+        &self,
+        reads: &[(&str, &str)],
+        cap: usize,
+    ) -> Result<Vec<Option<Vec<u8>>>, GitError> {
+        let trees: Vec<String> = reads
+            .iter()
+            .map(|(rev, _)| format!("{rev}^{{tree}}"))
+            .collect();
+        let specs: Vec<&str> = trees.iter().map(String::as_str).collect();
+        let roots = self.objects_info(&specs)?;
+        let mut blobs = Vec::with_capacity(reads.len());
+        for ((_, path), root) in reads.iter().zip(roots) {
+            blobs.push(match root {
+                Some(root) => self.followed_blob(&root.oid, path)?,
+                None => None,
+            });
+        }
+        let ids: Vec<&str> = blobs.iter().flatten().map(String::as_str).collect();
+        let mut bytes = self.object_heads(&ids, cap + 1)?.into_iter();
+        Ok(blobs
+            .iter()
+            .map(|b| b.as_ref().and_then(|_| bytes.next()).map(|(b, _)| b))
+            .collect())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -417,5 +543,65 @@ mod tests {
         );
         assert_eq!(repo.read_path(&base, "docs/none.md", 64).unwrap(), None);
         assert_eq!(repo.read_path(&base, "nowhere/x", 64).unwrap(), None);
+    }
+
+    #[test]
+    fn a_link_target_is_joined_inside_the_tree_or_not_at_all() {
+        assert_eq!(
+            joined("", "editor", &["tasks.json"]).as_deref(),
+            Some("editor/tasks.json")
+        );
+        assert_eq!(joined("a/b", "../c", &["x"]).as_deref(), Some("a/c/x"));
+        assert_eq!(joined("a", "./d/", &[]).as_deref(), Some("a/d"));
+        assert_eq!(joined("", "../outside", &["x"]), None);
+        assert_eq!(joined("a", "/etc", &["passwd"]), None);
+    }
+
+    /// On a real repository: a configuration read as a checkout shows
+    /// it, through a directory link and a file link; a link leaving the
+    /// tree, a loop and a dangling link read as absent.
+    #[test]
+    fn paths_are_read_through_the_trees_links() {
+        let f = crate::fixture::Fixture::new().unwrap();
+        f.write("editor/tasks.json", "{\"tasks\":[]}\n").unwrap();
+        f.write("conf/envrc", "use nix\n").unwrap();
+        let link = |target: &str, at: &str| {
+            std::os::unix::fs::symlink(target, f.root().join(at)).unwrap();
+        };
+        link("editor", ".vscode");
+        link("conf/envrc", ".envrc");
+        link("/etc", "abs");
+        link("../../x", "up");
+        link("loop", "loop");
+        link("missing", "dangling");
+        f.commit_all("links").unwrap();
+        let repo = f.repo().unwrap();
+        let read = |path: &str| {
+            repo.read_paths_followed(&[("HEAD", path)], 64)
+                .unwrap()
+                .pop()
+                .flatten()
+        };
+        assert_eq!(
+            read(".vscode/tasks.json").as_deref(),
+            Some(&b"{\"tasks\":[]}\n"[..])
+        );
+        assert_eq!(read(".envrc").as_deref(), Some(&b"use nix\n"[..]));
+        // git's own lookup stops at the directory link.
+        assert_eq!(
+            repo.read_path("HEAD", ".vscode/tasks.json", 64).unwrap(),
+            None
+        );
+        for absent in [
+            "abs/passwd",
+            "up/y",
+            "loop/z",
+            "loop",
+            "dangling",
+            "editor",
+            "none",
+        ] {
+            assert_eq!(read(absent), None, "{absent}");
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The vectors of the built-in risk policies after v1, each emitted after
 //! every earlier vector (so those keep their lines in the vector file):
 //! v2's (D-R114), then v3's (D-R122), then v4's (D-R131), then v5's
-//! (D-R135), then v6's (D-R143), each its
+//! (D-R135), then v6's (D-R143), then v7's (D-R165), each its
 //! document and digest, and a state revision and receipt made under it.
 
 use super::{Builder, VectorError, err, receipt_vector, state_err, state_vector, to_value};
@@ -9,7 +9,7 @@ use crate::digest::Sha256Digest;
 use crate::review::fixtures;
 use crate::review::{
     Lens, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, POLICY_V6_DOMAIN,
-    Receipt, RiskPolicy,
+    POLICY_V7_DOMAIN, Receipt, RiskPolicy,
 };
 
 pub(super) fn vectors(b: &mut Builder) -> Result<(), VectorError> {
@@ -43,6 +43,12 @@ pub(super) fn vectors(b: &mut Builder) -> Result<(), VectorError> {
             POLICY_V6_DOMAIN,
             RiskPolicy::v6(),
             RiskPolicy::v6_hash(),
+        ),
+        (
+            "v7",
+            POLICY_V7_DOMAIN,
+            RiskPolicy::v7(),
+            RiskPolicy::v7_hash(),
         ),
     ] {
         let n = format!("risk-policy-{version}");

@@ -186,9 +186,9 @@ pub use report::{
 };
 pub use risk::{
     DirectiveRule, GoldenRule, ManifestKeysRule, POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN,
-    POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, POLICY_V6_DOMAIN, RiskAssessment, RiskLevel, RiskPolicy,
-    RiskReason, RunConfig, ScriptsRule, Symlink, TreeInputs, UnexplainedRisk, authored_lines,
-    select_lenses,
+    POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, POLICY_V6_DOMAIN, POLICY_V7_DOMAIN, RiskAssessment,
+    RiskLevel, RiskPolicy, RiskReason, RunConfig, ScriptsRule, Symlink, TreeInputs,
+    UnexplainedRisk, authored_lines, select_lenses,
 };
 pub use roles::{
     BindError, FixerHandoff, HandedFinding, MAX_TRANSCRIPT_BYTES, RoleContext, RoleError,
@@ -212,9 +212,9 @@ pub use server::{
 pub use server::{
     JUDGED_NOTES_HEADER, JudgedNotes, JudgedNotesError, MAX_JUDGED_NOTES_BYTES,
     MAX_TRANSACTION_BYTES, NOTES_NOT_IN_PLACE_NEXT, NotesNotInPlace, NotesRefBlocked,
-    REFERENCE_TRANSACTION_MARKER, ServerHook, TransactionInputError, TransactionLine,
-    blocks_notes_ref, check_notes_ref_blocker, check_transaction, names_conflict,
-    parse_transaction, reference_transaction_script,
+    REFERENCE_TRANSACTION_MARKER, ReplaceRefRefused, ServerHook, TransactionInputError,
+    TransactionLine, blocks_notes_ref, check_notes_ref_blocker, check_replace_ref,
+    check_transaction, names_conflict, parse_transaction, reference_transaction_script,
 };
 pub use snapshot::{
     CandidateContent, CandidateObservation, ChangedFile, DiffAnchor, FileMode, FrozenCandidate,

@@ -1,9 +1,9 @@
 //! Risk classification from a versioned, hashed policy (R2.4–R2.6).
 //!
-//! The policy is data (`core/policy/risk-policy-v1.json` to `-v6.json`,
+//! The policy is data (`core/policy/risk-policy-v1.json` to `-v7.json`,
 //! embedded); `policy_hash` is its canonical digest. `start` freezes under
 //! the newest, and a gate derives with the newest whatever a record names
-//! (D-R114, D-R122, D-R131, D-R135, D-R143). The tier is always explained by the
+//! (D-R114, D-R122, D-R131, D-R135, D-R143, D-R165). The tier is always explained by the
 //! reason codes it reports, and [`RiskAssessment::new`] refuses a tier the
 //! reasons do not imply: the classifier fails closed.
 
@@ -49,6 +49,9 @@ pub const POLICY_V5_DOMAIN: Domain = Domain::new("probity/risk-policy/v5");
 
 /// Domain of `policy_hash` for the built-in policy v6.
 pub const POLICY_V6_DOMAIN: Domain = Domain::new("probity/risk-policy/v6");
+
+/// Domain of `policy_hash` for the built-in policy v7.
+pub const POLICY_V7_DOMAIN: Domain = Domain::new("probity/risk-policy/v7");
 
 /// What the base and candidate trees of a change hold besides its changed
 /// files, which a policy may read: their symbolic links (v4) and the
@@ -155,7 +158,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1` to `/v6`.
+    /// The policy's version label, `probity.risk-policy/v1` to `/v7`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -280,6 +283,12 @@ pub struct RiskPolicy {
     /// `.github/workflows/`) applies (v5, absent before).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub gitlinks_stand_for_directories: bool,
+    /// A symbolic link (git mode `120000`) is rated as the directory it
+    /// stands for, as a submodule is: a link `.vscode -> editor` puts
+    /// `editor/tasks.json` where VS Code runs it (v7, absent before; red
+    /// team round 12).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub symlinks_stand_for_directories: bool,
     /// Auto-run configurations (`.vscode/tasks.json`,
     /// `.pre-commit-config.yaml`, `.envrc`, at the repository's root) whose
     /// references are read from the base and the candidate tree: a
@@ -350,6 +359,7 @@ const POLICY_V3_JSON: &str = include_str!("../../policy/risk-policy-v3.json");
 const POLICY_V4_JSON: &str = include_str!("../../policy/risk-policy-v4.json");
 const POLICY_V5_JSON: &str = include_str!("../../policy/risk-policy-v5.json");
 const POLICY_V6_JSON: &str = include_str!("../../policy/risk-policy-v6.json");
+const POLICY_V7_JSON: &str = include_str!("../../policy/risk-policy-v7.json");
 
 /// A built-in policy with its digest and its automata, built once.
 struct Builtin {
@@ -381,10 +391,11 @@ static POLICY_V3: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V3_JSON, P
 static POLICY_V4: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V4_JSON, POLICY_V4_DOMAIN));
 static POLICY_V5: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V5_JSON, POLICY_V5_DOMAIN));
 static POLICY_V6: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V6_JSON, POLICY_V6_DOMAIN));
+static POLICY_V7: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V7_JSON, POLICY_V7_DOMAIN));
 
 /// The built-in policies, oldest first: a state names one of them by its
 /// digest, and the newest derives what a gate checks.
-fn builtins() -> [&'static Builtin; 6] {
+fn builtins() -> [&'static Builtin; 7] {
     [
         &*POLICY_V1,
         &*POLICY_V2,
@@ -392,6 +403,7 @@ fn builtins() -> [&'static Builtin; 6] {
         &*POLICY_V4,
         &*POLICY_V5,
         &*POLICY_V6,
+        &*POLICY_V7,
     ]
 }
 
@@ -511,15 +523,28 @@ impl RiskPolicy {
         POLICY_V6.hash
     }
 
+    /// The built-in policy v7: v6's rules, and a symbolic link is rated
+    /// as the directory it stands for, as a submodule is (a link at
+    /// `.vscode`, `.husky` or `.github`: D-R165).
+    pub fn v7() -> &'static RiskPolicy {
+        &POLICY_V7.policy
+    }
+
+    /// The canonical digest of the built-in policy v7
+    /// (`probity/risk-policy/v7`).
+    pub fn v7_hash() -> Sha256Digest {
+        POLICY_V7.hash
+    }
+
     /// The newest built-in policy: what `start` freezes under and what a
     /// gate derives a record's tier with, whatever policy the record names.
     pub fn newest() -> &'static RiskPolicy {
-        Self::v6()
+        Self::v7()
     }
 
     /// The digest of [`RiskPolicy::newest`].
     pub fn newest_hash() -> Sha256Digest {
-        Self::v6_hash()
+        Self::v7_hash()
     }
 
     /// The configuration paths whose references this policy reads from a
@@ -803,11 +828,13 @@ impl RiskPolicy {
         }
     }
 
-    /// Whether `f` is a submodule entry on either side and the policy
-    /// rates one as the directory it stands for (v5).
+    /// Whether `f` is a submodule entry (v5) or a symbolic link (v7) on
+    /// either side and the policy rates one as the directory it stands
+    /// for.
     fn stands_for_directory(&self, f: &ChangedFile) -> bool {
-        self.gitlinks_stand_for_directories
-            && (f.old_mode == Some(FileMode::Gitlink) || f.new_mode == Some(FileMode::Gitlink))
+        let either = |m: FileMode| f.old_mode == Some(m) || f.new_mode == Some(m);
+        (self.gitlinks_stand_for_directories && either(FileMode::Gitlink))
+            || (self.symlinks_stand_for_directories && either(FileMode::Symlink))
     }
 
     /// Why a file is not provably passive (`None` when it is): an

@@ -46,6 +46,19 @@ pub(crate) fn tree_malformed<'a>(
     None
 }
 
+/// The code of what core refused in a driver's repository error
+/// (`diff_too_large`, D-R130; `tree_malformed`, D-R160), wherever in its
+/// chain of sources.
+pub(crate) fn refused_code(e: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    if diff_too_large(e).is_some() {
+        Some("diff_too_large")
+    } else if tree_malformed(e).is_some() {
+        Some("tree_malformed")
+    } else {
+        None
+    }
+}
+
 /// A named input document (a path, for messages).
 #[derive(Debug, Clone)]
 pub struct NamedInput {
@@ -358,13 +371,10 @@ impl ReviewError {
     pub fn classify(&self) -> (ErrorClass, &'static str) {
         use ErrorClass::*;
         match self {
-            ReviewError::Repository(e) if diff_too_large(e.as_ref()).is_some() => {
-                (RejectedInput, "diff_too_large")
-            }
-            ReviewError::Repository(e) if tree_malformed(e.as_ref()).is_some() => {
-                (RejectedInput, "tree_malformed")
-            }
-            ReviewError::Repository(_) => (Repository, "repository_error"),
+            ReviewError::Repository(e) => match refused_code(e.as_ref()) {
+                Some(code) => (RejectedInput, code),
+                None => (Repository, "repository_error"),
+            },
             ReviewError::Artifacts(_) => (Io, "artifact_io"),
             ReviewError::Store(s) => s.classify(),
             ReviewError::MalformedInput { .. } => (RejectedInput, "malformed_input"),

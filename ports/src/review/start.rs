@@ -502,7 +502,8 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
         .iter()
         .flat_map(|tree| names.iter().map(move |(name, _)| (*tree, *name)))
         .collect();
-    let read = git.read_paths(&reads, cap)?;
+    // As the tools that run them read them: through the trees' links.
+    let read = git.read_paths_followed(&reads, cap)?;
     let paths = trees.iter().flat_map(|_| names.iter().map(|(_, p)| p));
     let mut out = Vec::new();
     for (path, bytes) in paths.zip(read) {

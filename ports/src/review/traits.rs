@@ -124,6 +124,19 @@ pub trait GitPort {
             .map(|(tree, path)| self.read_path(tree, path, cap))
             .collect()
     }
+    /// [`GitPort::read_paths`] as a checkout shows each path: symbolic
+    /// links inside the tree followed, as the tools that read the file
+    /// follow them. What the risk policy's auto-run configurations are
+    /// read through (`.vscode -> editor` puts `editor/tasks.json` where VS
+    /// Code runs it, D-R166). An adapter whose trees never hold a link may
+    /// leave this as is.
+    fn read_paths_followed(
+        &self,
+        reads: &[(&TreeId, &str)],
+        cap: usize,
+    ) -> Result<Vec<Option<Vec<u8>>>, AdapterError> {
+        self.read_paths(reads, cap)
+    }
     /// The number of lines of a path in a tree; `None` when absent.
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError>;
     /// Keeps a lineage's frozen trees from garbage collection (R10.6), when

@@ -14,7 +14,8 @@ use probity_core::review::{CommitId, LineageId, RunConfig, Symlink, TreeId, Tree
 use probity_core::review::{FirstRecord, Successor};
 use probity_core::review::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::{
-    NOTES_REF, ReceiveUpdate, check_deletion, check_notes_ref_blocker, is_protected,
+    NOTES_REF, ReceiveUpdate, check_deletion, check_notes_ref_blocker, check_replace_ref,
+    is_protected,
 };
 use probity_core::review::{approved_deliveries, check_approvals_on_own_notes};
 
@@ -109,15 +110,8 @@ impl TransportError {
             TransportError::Derivation(_) => Some("derivation_mismatch"),
             TransportError::ObjectsMissing { .. } => Some("objects_missing"),
             TransportError::Conflict { .. } => Some("import_conflict"),
-            TransportError::Review(ReviewError::Repository(e))
-                if super::error::diff_too_large(e.as_ref()).is_some() =>
-            {
-                Some("diff_too_large")
-            }
-            TransportError::Review(ReviewError::Repository(e))
-                if super::error::tree_malformed(e.as_ref()).is_some() =>
-            {
-                Some("tree_malformed")
+            TransportError::Review(ReviewError::Repository(e)) => {
+                super::error::refused_code(e.as_ref())
             }
             TransportError::Review(_) => None,
         }
@@ -562,14 +556,17 @@ where
             let allowed = git.allows_protected_deletion()?;
             // A protected ref's deletion withdraws published history:
             // refused unless the server allows it (issue 21 §1).
-            // A ref that would block the notes ref is refused too (D-R149).
+            // A ref that would block the notes ref is refused too (D-R149),
+            // and a replacement (D-R164).
             for u in updates {
                 let refused = match (
                     check_deletion(u, &globs, allowed),
                     check_notes_ref_blocker(u),
+                    check_replace_ref(u),
                 ) {
-                    (Err(e), _) => Some((e.code(), e.to_string(), &u.old, "keep_ref")),
-                    (_, Err(e)) => Some((e.code(), e.to_string(), &u.new, "rename_ref")),
+                    (Err(e), _, _) => Some((e.code(), e.to_string(), &u.old, "keep_ref")),
+                    (_, Err(e), _) => Some((e.code(), e.to_string(), &u.new, "rename_ref")),
+                    (_, _, Err(e)) => Some((e.code(), e.to_string(), &u.new, "rename_ref")),
                     _ => None,
                 };
                 if let Some((code, message, commit, next_action)) = refused {

@@ -1358,8 +1358,6 @@ fn v6_is_its_own_document_under_its_own_domain() {
         ("v6", POLICY_V6_DOMAIN),
         &older,
     );
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v6_hash());
-    assert!(std::ptr::eq(RiskPolicy::newest(), v6));
     assert!(older.iter().all(|(p, _)| p.doc_directives.is_none()));
     // v6 is v5 with the directive rule: nothing else differs.
     let mut same = v6.clone();
@@ -1568,4 +1566,81 @@ fn v6_never_rates_lower_than_v5() {
         }
     }
     assert!(n > 100_000, "{n}");
+}
+
+/// Red team round 12 (D-R165): a symbolic link at a listed directory's
+/// name (`.vscode -> editor`) puts what it points to where the tool runs
+/// it; v7 rates the link as the directory it stands for, as v5 rates a
+/// submodule. v7 is v6 with that flag: nothing else differs.
+#[test]
+fn v7_rates_a_symbolic_link_as_the_directory_it_stands_for() {
+    let (v6, v7) = (RiskPolicy::v6(), RiskPolicy::v7());
+    let older = [
+        (RiskPolicy::v1(), POLICY_V1_JSON),
+        (RiskPolicy::v2(), POLICY_V2_JSON),
+        (RiskPolicy::v3(), POLICY_V3_JSON),
+        (RiskPolicy::v4(), POLICY_V4_JSON),
+        (RiskPolicy::v5(), POLICY_V5_JSON),
+        (v6, POLICY_V6_JSON),
+    ];
+    follows(
+        (v6, RiskPolicy::v6_hash()),
+        (v7, RiskPolicy::v7_hash()),
+        ("v7", POLICY_V7_DOMAIN),
+        &older,
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v7_hash());
+    assert!(std::ptr::eq(RiskPolicy::newest(), v7));
+    assert!(older.iter().all(|(p, _)| !p.symlinks_stand_for_directories));
+    let mut same = v7.clone();
+    same.schema = v6.schema.clone();
+    same.symlinks_stand_for_directories = false;
+    assert_eq!(&same, v6);
+    let link = |path: &str, target: &[u8]| {
+        let mut f = file(path, None, Some(FileMode::Symlink), target);
+        f.content = CandidateContent::Bytes {
+            bytes: target.to_vec(),
+            complete: true,
+        };
+        f
+    };
+    let rate = |p: &RiskPolicy, f: ChangedFile| {
+        let a = p.classify(&[f], 0);
+        (a.level(), a.reasons().to_vec())
+    };
+    for path in [
+        ".vscode",
+        ".husky",
+        ".githooks",
+        "pkg/.husky",
+        ".devcontainer",
+    ] {
+        let (level, reasons) = rate(v7, link(path, b"editor"));
+        assert_eq!(level, RiskLevel::High, "{path}");
+        assert!(
+            reasons.contains(&RiskReason::AutoRunConfig)
+                || reasons.contains(&RiskReason::AgentHooks),
+            "{path}: {reasons:?}"
+        );
+        assert_eq!(
+            rate(v6, link(path, b"editor")).0,
+            RiskLevel::Medium,
+            "{path}: v6"
+        );
+    }
+    assert!(
+        rate(v7, link(".github", b"ci"))
+            .1
+            .contains(&RiskReason::CiConfig)
+    );
+    // A link removed stands for the directory too; a link elsewhere is
+    // code, as under v6.
+    let mut gone = link(".vscode", b"editor");
+    gone.old_mode = Some(FileMode::Symlink);
+    gone.new_mode = None;
+    assert_eq!(v7.classify(&[gone], 0).level(), RiskLevel::High);
+    assert_eq!(
+        rate(v7, link("src/current", b"v2")),
+        rate(v6, link("src/current", b"v2"))
+    );
 }

@@ -285,6 +285,39 @@ pub fn check_notes_ref_blocker(update: &ReceiveUpdate) -> Result<(), NotesRefBlo
     Ok(())
 }
 
+/// A pushed replacement (`refs/replace/*`), refused at the hook
+/// (`replace_ref_refused`, D-R164): the gate reads every object as it is
+/// (`GIT_NO_REPLACE_OBJECTS`), but every other reader of the server with
+/// git's defaults (`git show`, `git archive`, a checkout on the server, a
+/// clone that fetches the replacements) would read the replacement
+/// instead of the reviewed bytes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{refname} is a replacement: git's readers other than the gate would read its object in place of the one it replaces, which is not what was reviewed; replacements are not accepted here"
+)]
+pub struct ReplaceRefRefused {
+    /// The ref the push creates or moves.
+    pub refname: String,
+}
+
+impl ReplaceRefRefused {
+    /// The stable reason code, `replace_ref_refused`.
+    pub fn code(&self) -> &'static str {
+        "replace_ref_refused"
+    }
+}
+
+/// Refuses an update that creates or moves a ref under `refs/replace/`;
+/// deleting one is allowed (it removes the replacement).
+pub fn check_replace_ref(update: &ReceiveUpdate) -> Result<(), ReplaceRefRefused> {
+    if update.new.is_some() && update.refname.starts_with("refs/replace/") {
+        return Err(ReplaceRefRefused {
+            refname: update.refname.clone(),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 #[path = "transaction_tests.rs"]
 mod tests;

@@ -183,6 +183,28 @@ fn refs_named_above_or_below_the_notes_ref_block_it() {
 }
 
 #[test]
+fn a_replacement_is_refused_unless_deleted() {
+    let name = "refs/replace/aaaa";
+    for created in [
+        update(None, Some('b'), name),
+        update(Some('a'), Some('b'), name),
+    ] {
+        assert_eq!(
+            check_replace_ref(&created).map_err(|e| e.code()),
+            Err("replace_ref_refused")
+        );
+    }
+    assert_eq!(check_replace_ref(&update(Some('b'), None, name)), Ok(()));
+    for other in [
+        "refs/heads/replace/x",
+        "refs/tags/replace",
+        "refs/replacements/x",
+    ] {
+        assert_eq!(check_replace_ref(&update(None, Some('b'), other)), Ok(()));
+    }
+}
+
+#[test]
 fn a_judged_update_alone_needs_the_notes_in_place_or_descended_from() {
     let (a, b) = (id('a'), id('b'));
     let main = [line(a.as_str(), b.as_str(), "refs/heads/main")];
