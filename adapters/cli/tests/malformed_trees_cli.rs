@@ -41,6 +41,19 @@ fn commit_tree(f: &Fixture, tree: &str, parent: &str, message: &str) -> String {
     out.trim().to_string()
 }
 
+/// Both CI forms (the pre-receive range form and the pre-PR form over the
+/// notes) over `base..c`, in `f`'s root.
+fn ci_forms(f: &Fixture, base: &str, c: &str) -> Vec<Run> {
+    let range = format!("{base}..{c}");
+    [
+        pre_receive_args(&range, "refs/heads/main").to_vec(),
+        notes_pre_pr_args(base, &["--head", c]),
+    ]
+    .iter()
+    .map(|args| probity(f.root(), args))
+    .collect()
+}
+
 #[test]
 fn start_refuses_a_commit_whose_tree_git_never_writes_and_writes_nothing() {
     let t = Team::new();
@@ -146,13 +159,8 @@ fn a_base_whose_tree_hides_the_policy_fails_closed_at_the_server_and_in_ci() {
     assert_eq!(t.server_main().as_deref(), Some(b2.as_str()));
 
     // Both CI forms, over the same notes, fail closed the same way.
-    let range = format!("{b2}..{c}");
-    for args in [
-        pre_receive_args(&range, "refs/heads/main").to_vec(),
-        notes_pre_pr_args(&b2, &["--head", &c]),
-    ] {
-        let r = probity(t.f.root(), &args);
-        assert_eq!(r.code, 3, "{args:?}: {}{}", r.stdout, r.stderr);
+    for r in ci_forms(&t.f, &b2, &c) {
+        assert_eq!(r.code, 3, "{}{}", r.stdout, r.stderr);
         assert_eq!(r.json["error"]["code"], "tree_malformed", "{}", r.stdout);
     }
 }
@@ -186,13 +194,8 @@ fn a_delivered_tree_git_never_writes_is_refused_at_the_server() {
     let err = push_main_and_notes(&t.f).unwrap_err();
     assert!(err.contains("DENY: tree_malformed"), "{err}");
     assert_eq!(t.server_main(), t.before);
-    let range = format!("{base}..{c}");
-    for args in [
-        pre_receive_args(&range, "refs/heads/main").to_vec(),
-        notes_pre_pr_args(&base, &["--head", &c]),
-    ] {
-        let r = probity(t.f.root(), &args);
-        assert_eq!(r.code, 1, "{args:?}: {}{}", r.stdout, r.stderr);
+    for r in ci_forms(&t.f, &base, &c) {
+        assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
         assert_eq!(r.json["reason_code"], "tree_malformed", "{}", r.stdout);
     }
 }

@@ -40,12 +40,6 @@ fn notes_commit(f: &Fixture, entries: &[(String, String, String)]) -> String {
     commit
 }
 
-fn push_no_verify(f: &Fixture, args: &[&str]) -> Result<(), String> {
-    let mut all = vec!["push", "-q", "--no-verify"];
-    all.extend_from_slice(args);
-    f.git(&all).map(|_| ()).map_err(|e| e.to_string())
-}
-
 #[test]
 fn a_spent_approval_whose_note_became_a_link_or_a_gitlink_stays_spent() {
     for mode in ["160000", "120000"] {

@@ -569,6 +569,26 @@ fn a_signature_merged_from_a_teammates_notes_counts_before_the_push() {
     t.lands(y);
 }
 
+/// A folder-open task at `editor/tasks.json` running `tools/build.py`
+/// (nothing VS Code runs until `.vscode` names it).
+fn editor_task(t: &Team) {
+    let tasks = r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"python3 tools/build.py","runOptions":{"runOn":"folderOpen"}}]}"#;
+    t.f.write("editor/tasks.json", tasks).unwrap();
+    t.f.write("tools/build.py", "print('build')\n").unwrap();
+}
+
+/// The start rated `auto_run_config`, high: the agent's own signature is
+/// refused (`roles_unmet`, naming the maintainer) and the server's `main`
+/// stays where it was.
+fn high_yet_agent_alone_is_refused(t: &Team, lineage: &str, started: &serde_json::Value) {
+    assert_risk(started, "high", "auto_run_config");
+    let landed = t.server_main();
+    t.sign(&t.agent, lineage);
+    let p = t.push_denied("roles_unmet");
+    assert!(said(&p).contains(ALICE), "{}", said(&p));
+    assert_eq!(t.server_main(), landed);
+}
+
 /// Red team round 12, 04 (D-R165): a folder-open task at
 /// `editor/tasks.json` is nothing VS Code runs, so the agent lands it
 /// alone; a symbolic link `.vscode -> editor` then puts it where VS Code
@@ -578,20 +598,13 @@ fn a_signature_merged_from_a_teammates_notes_counts_before_the_push() {
 #[test]
 fn a_link_that_puts_a_task_where_the_editor_runs_it_needs_the_maintainer() {
     let t = Team::new();
-    let tasks = r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"python3 tools/build.py","runOptions":{"runOn":"folderOpen"}}]}"#;
-    t.f.write("editor/tasks.json", tasks).unwrap();
-    t.f.write("tools/build.py", "print('build')\n").unwrap();
+    editor_task(&t);
     let (lineage, started, c) = t.review_commit("editor settings");
     assert_risk(&started, "medium", "code_change");
     t.signed_lands(&t.agent, &lineage, c);
     std::os::unix::fs::symlink("editor", t.f.root().join(".vscode")).unwrap();
     let (lineage, started, _) = t.review_commit("link .vscode");
-    assert_risk(&started, "high", "auto_run_config");
-    let landed = t.server_main();
-    t.sign(&t.agent, &lineage);
-    let p = t.push_denied("roles_unmet");
-    assert!(said(&p).contains(ALICE), "{}", said(&p));
-    assert_eq!(t.server_main(), landed);
+    high_yet_agent_alone_is_refused(&t, &lineage, &started);
     t.signed_lands(&t.alice, &lineage, rev_parse(&t.f, "HEAD"));
 }
 
@@ -602,9 +615,7 @@ fn a_link_that_puts_a_task_where_the_editor_runs_it_needs_the_maintainer() {
 #[test]
 fn a_script_a_linked_task_runs_needs_the_maintainer() {
     let t = Team::new();
-    let tasks = r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"python3 tools/build.py","runOptions":{"runOn":"folderOpen"}}]}"#;
-    t.f.write("editor/tasks.json", tasks).unwrap();
-    t.f.write("tools/build.py", "print('build')\n").unwrap();
+    editor_task(&t);
     std::os::unix::fs::symlink("editor", t.f.root().join(".vscode")).unwrap();
     let (lineage, _, c) = t.review_commit("editor settings, linked");
     t.sign(&t.agent, &lineage);
@@ -612,10 +623,5 @@ fn a_script_a_linked_task_runs_needs_the_maintainer() {
     t.f.write("tools/build.py", "print('build')\nimport os\n")
         .unwrap();
     let (lineage, started, _) = t.review_commit("build");
-    assert_risk(&started, "high", "auto_run_config");
-    let landed = t.server_main();
-    t.sign(&t.agent, &lineage);
-    let p = t.push_denied("roles_unmet");
-    assert!(said(&p).contains(ALICE), "{}", said(&p));
-    assert_eq!(t.server_main(), landed);
+    high_yet_agent_alone_is_refused(&t, &lineage, &started);
 }

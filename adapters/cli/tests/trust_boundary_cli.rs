@@ -125,12 +125,6 @@ fn replay_refused(f: &Fixture, c1: &str, replay: &str) -> String {
     err
 }
 
-fn push_no_verify(f: &Fixture, args: &[&str]) -> Result<(), String> {
-    let mut all = vec!["push", "-q", "--no-verify"];
-    all.extend_from_slice(args);
-    f.git(&all).map(|_| ()).map_err(|e| e.to_string())
-}
-
 #[test]
 fn an_approval_replayed_onto_a_revert_of_its_revert_is_refused() {
     let (f, _dir, server, inputs) = plain_server();

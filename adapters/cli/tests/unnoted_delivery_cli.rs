@@ -10,12 +10,6 @@ use std::path::Path;
 use probity_git::fixture::Fixture;
 use support::*;
 
-fn push_no_verify(f: &Fixture, args: &[&str]) -> Result<(), String> {
-    let mut all = vec!["push", "-q", "--no-verify"];
-    all.extend_from_slice(args);
-    f.git(&all).map(|_| ()).map_err(|e| e.to_string())
-}
-
 fn note_of(f: &Fixture, cwd: &Path, commit: &str) -> Option<Vec<u8>> {
     f.git_in(cwd, &["notes", "--ref=probity", "show", commit])
         .ok()

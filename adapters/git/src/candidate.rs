@@ -805,12 +805,7 @@ impl Repo {
                     .map(|info| info.oid)
             })
             .collect();
-        let ids: Vec<&str> = blobs.iter().flatten().map(String::as_str).collect();
-        let mut bytes = self.object_heads(&ids, cap + 1)?.into_iter();
-        Ok(blobs
-            .iter()
-            .map(|b| b.as_ref().and_then(|_| bytes.next()).map(|(b, _)| b))
-            .collect())
+        self.blobs_read(&blobs, cap)
     }
 
     /// Everything start needs (R2.1): trees, changed files with modes, line

@@ -212,16 +212,9 @@ impl Repo {
     /// through is well formed: the root tree of `rev` and each directory
     /// on the way to the path's last component, as far as the path goes.
     pub(crate) fn check_lookup_trees(&self, reads: &[(&str, &str)]) -> Result<(), GitError> {
-        let roots: Vec<String> = reads
-            .iter()
-            .map(|(rev, _)| format!("{rev}^{{tree}}"))
-            .collect();
-        let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
-        let infos = self.objects_info(&roots)?;
-        for ((_, path), info) in reads.iter().zip(infos) {
+        for ((_, path), root) in reads.iter().zip(self.root_trees(reads)?) {
             // A rev git cannot name: its lookup answers nothing either.
-            let Some(info) = info else { continue };
-            let mut tree = info.oid;
+            let Some(mut tree) = root else { continue };
             let mut walked = String::new();
             let parts: Vec<&str> = path.split('/').collect();
             for (k, part) in parts.iter().enumerate() {
@@ -347,27 +340,45 @@ impl Repo {
     }
 
     /// [`Repo::read_paths`] as a checkout shows each path: symbolic links
-    /// inside the tree followed ([`Repo::followed_blob`]); what the risk
-    /// policy's configurations are read through, as the tools that run
-    /// them read them (D-R166).
+    /// inside the tree followed (`followed_blob`); what the risk policy's
+    /// configurations are read through, as the tools that run them read
+    /// them (D-R166).
     pub fn read_paths_followed(
         &self,
         reads: &[(&str, &str)],
         cap: usize,
     ) -> Result<Vec<Option<Vec<u8>>>, GitError> {
-        let trees: Vec<String> = reads
-            .iter()
-            .map(|(rev, _)| format!("{rev}^{{tree}}"))
-            .collect();
-        let specs: Vec<&str> = trees.iter().map(String::as_str).collect();
-        let roots = self.objects_info(&specs)?;
         let mut blobs = Vec::with_capacity(reads.len());
-        for ((_, path), root) in reads.iter().zip(roots) {
+        for ((_, path), root) in reads.iter().zip(self.root_trees(reads)?) {
             blobs.push(match root {
-                Some(root) => self.followed_blob(&root.oid, path)?,
+                Some(root) => self.followed_blob(&root, path)?,
                 None => None,
             });
         }
+        self.blobs_read(&blobs, cap)
+    }
+
+    /// The root tree of each read's rev (`None`: git cannot name it).
+    fn root_trees(&self, reads: &[(&str, &str)]) -> Result<Vec<Option<String>>, GitError> {
+        let specs: Vec<String> = reads
+            .iter()
+            .map(|(rev, _)| format!("{rev}^{{tree}}"))
+            .collect();
+        let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
+        Ok(self
+            .objects_info(&specs)?
+            .into_iter()
+            .map(|i| i.map(|i| i.oid))
+            .collect())
+    }
+
+    /// The bytes of each blob of `blobs` (at most `cap + 1` of them), in
+    /// one batch of the object reader; `None` where there is no blob.
+    pub(crate) fn blobs_read(
+        &self,
+        blobs: &[Option<String>],
+        cap: usize,
+    ) -> Result<Vec<Option<Vec<u8>>>, GitError> {
         let ids: Vec<&str> = blobs.iter().flatten().map(String::as_str).collect();
         let mut bytes = self.object_heads(&ids, cap + 1)?.into_iter();
         Ok(blobs

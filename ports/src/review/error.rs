@@ -16,14 +16,13 @@ use probity_core::review::{PreflightError, StateError, TransitionError};
 
 use super::*;
 
-/// Core's refusal of a diff over its bound on diff work (D-R130) that a
-/// driver's error carries, wherever in its chain of sources.
-pub(crate) fn diff_too_large<'a>(
+/// The first error of type `T` in `e`'s chain of sources.
+fn in_chain<'a, T: std::error::Error + 'static>(
     e: &'a (dyn std::error::Error + 'static),
-) -> Option<&'a DiffTooLarge> {
+) -> Option<&'a T> {
     let mut at = Some(e);
     while let Some(e) = at {
-        if let Some(d) = e.downcast_ref::<DiffTooLarge>() {
+        if let Some(d) = e.downcast_ref::<T>() {
             return Some(d);
         }
         at = e.source();
@@ -31,19 +30,20 @@ pub(crate) fn diff_too_large<'a>(
     None
 }
 
+/// Core's refusal of a diff over its bound on diff work (D-R130) that a
+/// driver's error carries, wherever in its chain of sources.
+pub(crate) fn diff_too_large<'a>(
+    e: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a DiffTooLarge> {
+    in_chain(e)
+}
+
 /// Core's refusal of a tree git never writes (D-R160) that a driver's
 /// error carries, wherever in its chain of sources.
 pub(crate) fn tree_malformed<'a>(
     e: &'a (dyn std::error::Error + 'static),
 ) -> Option<&'a TreeMalformed> {
-    let mut at = Some(e);
-    while let Some(e) = at {
-        if let Some(d) = e.downcast_ref::<TreeMalformed>() {
-            return Some(d);
-        }
-        at = e.source();
-    }
-    None
+    in_chain(e)
 }
 
 /// The code of what core refused in a driver's repository error

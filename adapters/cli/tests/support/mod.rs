@@ -833,6 +833,14 @@ pub fn merge_remote_notes(f: &Fixture) {
     }
 }
 
+/// `git push -q --no-verify ARGS` from `f`'s root, past the client's
+/// hooks; `Err` holds git's output.
+pub fn push_no_verify(f: &Fixture, args: &[&str]) -> Result<(), String> {
+    let mut all = vec!["push", "-q", "--no-verify"];
+    all.extend_from_slice(args);
+    f.git(&all).map(|_| ()).map_err(|e| e.to_string())
+}
+
 /// `git push -q --no-verify --atomic origin main refs/notes/probity`, past
 /// the client's hooks; `Err` holds git's output.
 pub fn push_main_and_notes(f: &Fixture) -> Result<(), String> {
