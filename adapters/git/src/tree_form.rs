@@ -252,91 +252,84 @@ const MAX_LINK_HOPS: usize = 8;
 /// limit; a longer blob is no link a checkout makes).
 const MAX_LINK_BYTES: usize = 4096;
 
-/// `base` (a directory, `""` for the root) joined with a link's `target`
-/// and the path's `rest`, resolved lexically as a checkout resolves it;
-/// `None` when it leaves the tree (an absolute target, or `..` past the
-/// root).
-fn joined(base: &str, target: &str, rest: &[&str]) -> Option<String> {
-    if target.starts_with('/') {
-        return None;
-    }
-    let mut out: Vec<&str> = base.split('/').filter(|p| !p.is_empty()).collect();
-    for part in target.split('/').chain(rest.iter().copied()) {
-        match part {
-            "" | "." => {}
-            ".." => {
-                out.pop()?;
-            }
-            p => out.push(p),
-        }
-    }
-    Some(out.join("/"))
-}
-
 impl Repo {
-    /// The blob id at `path` of `tree` as a checkout would show it: each
-    /// directory entry walked into, each symbolic link met on the way (or
-    /// at the end) followed inside the tree, at most [`MAX_LINK_HOPS`] of
-    /// them; `None` when the path is absent, leaves the tree, or ends at
-    /// anything but a blob. Every tree passed is checked (D-R160).
+    /// The blob id at `path` of `tree` as a checkout would show it,
+    /// resolved as the kernel resolves a path: one component at a time, a
+    /// symbolic link met on the way (or at the end) replaced by its target
+    /// read from the link's directory, so a `..` after a link leaves the
+    /// link's target, not the link's name (red team round 13); at most
+    /// [`MAX_LINK_HOPS`] links. `None` when the path is absent, leaves the
+    /// tree (an absolute target, `..` past the root) or ends at anything
+    /// but a blob. Every tree passed is checked (D-R160).
     pub(crate) fn followed_blob(&self, tree: &str, path: &str) -> Result<Option<String>, GitError> {
-        let mut want = path.to_string();
+        // The directories entered, the root first: (tree id, path).
+        let mut dirs: Vec<(String, String)> = vec![(tree.to_string(), String::new())];
+        let mut todo: std::collections::VecDeque<String> = path
+            .split('/')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect();
         let mut hops = 0;
-        'restart: loop {
-            let parts: Vec<&str> = want.split('/').filter(|p| !p.is_empty()).collect();
-            let mut at = tree.to_string();
-            let mut walked = String::new();
-            for (k, part) in parts.iter().enumerate() {
-                let bytes = self.tree_bytes(&[at.as_str()], std::slice::from_ref(&walked))?;
-                let Some(bytes) = bytes.first() else {
-                    return Ok(None);
-                };
-                self.checked_tree(&at, &walked, bytes)?;
-                let list = entries(bytes, at.len() / 2).unwrap_or_default();
-                let Some(e) = list.iter().find(|e| e.name == part.as_bytes()) else {
-                    return Ok(None);
-                };
-                let last = k + 1 == parts.len();
-                match e.mode & 0o170000 {
-                    DIR_MODE if !last => {
-                        at = hex(e.id);
-                        walked = if walked.is_empty() {
-                            (*part).to_string()
-                        } else {
-                            format!("{walked}/{part}")
-                        };
+        while let Some(part) = todo.pop_front() {
+            match part.as_str() {
+                "." => continue,
+                ".." => {
+                    if dirs.len() == 1 {
+                        return Ok(None);
                     }
-                    0o120000 => {
-                        hops += 1;
-                        if hops > MAX_LINK_HOPS {
-                            return Ok(None);
-                        }
-                        let id = hex(e.id);
-                        let Some((target, whole)) =
-                            self.object_heads(&[id.as_str()], MAX_LINK_BYTES)?.pop()
-                        else {
-                            return Ok(None);
-                        };
-                        let Ok(target) = String::from_utf8(target) else {
-                            return Ok(None);
-                        };
-                        if !whole {
-                            return Ok(None);
-                        }
-                        match joined(&walked, &target, &parts[k + 1..]) {
-                            Some(next) => {
-                                want = next;
-                                continue 'restart;
-                            }
-                            None => return Ok(None),
-                        }
-                    }
-                    0o100000 if last => return Ok(Some(hex(e.id))),
-                    _ => return Ok(None),
+                    dirs.pop();
+                    continue;
                 }
+                _ => {}
             }
-            return Ok(None);
+            let Some((at, walked)) = dirs.last().cloned() else {
+                return Ok(None);
+            };
+            let bytes = self.tree_bytes(&[at.as_str()], std::slice::from_ref(&walked))?;
+            let Some(bytes) = bytes.first() else {
+                return Ok(None);
+            };
+            self.checked_tree(&at, &walked, bytes)?;
+            let list = entries(bytes, at.len() / 2).unwrap_or_default();
+            let Some(e) = list.iter().find(|e| e.name == part.as_bytes()) else {
+                return Ok(None);
+            };
+            match e.mode & 0o170000 {
+                DIR_MODE => {
+                    let inner = if walked.is_empty() {
+                        part
+                    } else {
+                        format!("{walked}/{part}")
+                    };
+                    dirs.push((hex(e.id), inner));
+                }
+                0o120000 => {
+                    hops += 1;
+                    if hops > MAX_LINK_HOPS {
+                        return Ok(None);
+                    }
+                    let id = hex(e.id);
+                    let Some((target, true)) =
+                        self.object_heads(&[id.as_str()], MAX_LINK_BYTES)?.pop()
+                    else {
+                        return Ok(None);
+                    };
+                    let Ok(target) = String::from_utf8(target) else {
+                        return Ok(None);
+                    };
+                    if target.starts_with('/') {
+                        return Ok(None);
+                    }
+                    for p in target.split('/').rev().filter(|p| !p.is_empty()) {
+                        todo.push_front(p.to_string());
+                    }
+                }
+                0o100000 if todo.is_empty() => return Ok(Some(hex(e.id))),
+                _ => return Ok(None),
+            }
         }
+        // The path ended at a directory.
+        Ok(None)
     }
 
     /// [`Repo::read_paths`] as a checkout shows each path: symbolic links
@@ -556,18 +549,6 @@ mod tests {
         assert_eq!(repo.read_path(&base, "nowhere/x", 64).unwrap(), None);
     }
 
-    #[test]
-    fn a_link_target_is_joined_inside_the_tree_or_not_at_all() {
-        assert_eq!(
-            joined("", "editor", &["tasks.json"]).as_deref(),
-            Some("editor/tasks.json")
-        );
-        assert_eq!(joined("a/b", "../c", &["x"]).as_deref(), Some("a/c/x"));
-        assert_eq!(joined("a", "./d/", &[]).as_deref(), Some("a/d"));
-        assert_eq!(joined("", "../outside", &["x"]), None);
-        assert_eq!(joined("a", "/etc", &["passwd"]), None);
-    }
-
     /// On a real repository: a configuration read as a checkout shows
     /// it, through a directory link and a file link; a link leaving the
     /// tree, a loop and a dangling link read as absent.
@@ -585,6 +566,12 @@ mod tests {
         link("../../x", "up");
         link("loop", "loop");
         link("missing", "dangling");
+        // Red team round 13: `..` after a link leaves the link's target.
+        f.write("tools/deep/er/README", "r\n").unwrap();
+        f.write("tools/deep/vscode/tasks.json", "deep\n").unwrap();
+        f.write("tools/vscode/tasks.json", "decoy\n").unwrap();
+        link("deep/er", "tools/cur");
+        link("tools/cur/../vscode", "linked");
         f.commit_all("links").unwrap();
         let repo = f.repo().unwrap();
         let read = |path: &str| {
@@ -598,6 +585,12 @@ mod tests {
             Some(&b"{\"tasks\":[]}\n"[..])
         );
         assert_eq!(read(".envrc").as_deref(), Some(&b"use nix\n"[..]));
+        assert_eq!(read("linked/tasks.json").as_deref(), Some(&b"deep\n"[..]));
+        assert_eq!(
+            read("tools/cur/../../editor/tasks.json").as_deref(),
+            None,
+            "tools/deep/../editor holds nothing"
+        );
         // git's own lookup stops at the directory link.
         assert_eq!(
             repo.read_path("HEAD", ".vscode/tasks.json", 64).unwrap(),
