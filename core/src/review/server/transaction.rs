@@ -307,10 +307,16 @@ impl ReplaceRefRefused {
     }
 }
 
-/// Refuses an update that creates or moves a ref under `refs/replace/`;
-/// deleting one is allowed (it removes the replacement).
+/// Refuses an update that creates or moves a ref under `refs/replace/`,
+/// in any letter case (on a case-insensitive file system `refs/Replace/x`
+/// is stored where git reads replacements; red team round 13); deleting
+/// one is allowed (it removes the replacement).
 pub fn check_replace_ref(update: &ReceiveUpdate) -> Result<(), ReplaceRefRefused> {
-    if update.new.is_some() && update.refname.starts_with("refs/replace/") {
+    let replacement = update
+        .refname
+        .get(..13)
+        .is_some_and(|p| p.eq_ignore_ascii_case("refs/replace/"));
+    if update.new.is_some() && replacement {
         return Err(ReplaceRefRefused {
             refname: update.refname.clone(),
         });

@@ -188,6 +188,8 @@ fn a_replacement_is_refused_unless_deleted() {
     for created in [
         update(None, Some('b'), name),
         update(Some('a'), Some('b'), name),
+        update(None, Some('b'), "refs/Replace/aaaa"),
+        update(None, Some('b'), "REFS/REPLACE/aaaa"),
     ] {
         assert_eq!(
             check_replace_ref(&created).map_err(|e| e.code()),
