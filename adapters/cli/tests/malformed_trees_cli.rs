@@ -79,6 +79,12 @@ fn start_refuses_a_commit_whose_tree_git_never_writes_and_writes_nothing() {
         r.stdout
     );
     assert_eq!(store_snapshot(&t.f), before, "nothing written");
+    // The next step, followed: the change made again on the parent with
+    // git's own commands reviews as usual.
+    t.f.git(&["checkout", "-q", &head]).unwrap();
+    t.f.write("MARKER.md", "x\n").unwrap();
+    let again = commit_all(&t.f, "a marker file");
+    probity_ok(t.f.root(), &["start", "--commit", &again]);
 }
 
 /// A bundle rated low (docs only, built-in policy v1, no signature) of

@@ -210,39 +210,41 @@ impl Repo {
 
     /// Checks that every tree the lookup of each `(rev, path)` passes
     /// through is well formed: the root tree of `rev` and each directory
-    /// on the way to the path's last component, as far as the path goes.
+    /// on the way to the path's last component, as far as the path goes
+    /// (git's lookup: no link followed). Each tree is read once.
     pub(crate) fn check_lookup_trees(&self, reads: &[(&str, &str)]) -> Result<(), GitError> {
+        let mut seen = Checked::new();
         for ((_, path), root) in reads.iter().zip(self.root_trees(reads)?) {
             // A rev git cannot name: its lookup answers nothing either.
-            let Some(mut tree) = root else { continue };
-            let mut walked = String::new();
-            let parts: Vec<&str> = path.split('/').collect();
-            for (k, part) in parts.iter().enumerate() {
-                let bytes = self.tree_bytes(&[tree.as_str()], std::slice::from_ref(&walked))?;
-                let Some(bytes) = bytes.first() else { break };
-                self.checked_tree(&tree, &walked, bytes)?;
-                if k + 1 == parts.len() {
-                    break;
-                }
-                let hash_len = tree.len() / 2;
-                let list = entries(bytes, hash_len).unwrap_or_default();
-                let Some(dir) = list
-                    .iter()
-                    .find(|e| e.name == part.as_bytes() && e.is_dir())
-                else {
-                    break;
-                };
-                tree = hex(dir.id);
-                walked = if walked.is_empty() {
-                    (*part).to_string()
-                } else {
-                    format!("{walked}/{part}")
-                };
+            if let Some(root) = root {
+                self.walk(&root, path, false, &mut seen)?;
             }
         }
         Ok(())
     }
+
+    /// The tree `id` (at `path`), read and checked well formed once per
+    /// `seen` (every read of a call passes its root).
+    fn checked<'c>(
+        &self,
+        seen: &'c mut Checked,
+        id: &str,
+        path: &str,
+    ) -> Result<&'c [u8], GitError> {
+        if !seen.contains_key(id) {
+            let bytes = self
+                .tree_bytes(&[id], &[path.to_string()])?
+                .pop()
+                .unwrap_or_default();
+            self.checked_tree(id, path, &bytes)?;
+            seen.insert(id.to_string(), bytes);
+        }
+        Ok(seen.get(id).map_or(&[][..], Vec::as_slice))
+    }
 }
+
+/// Trees read and checked in one call, by id.
+type Checked = HashMap<String, Vec<u8>>;
 
 /// The most symbolic links one read follows (as risk policy v4 follows
 /// a changed file's links, `symlink_hops`).
@@ -253,27 +255,35 @@ const MAX_LINK_HOPS: usize = 8;
 const MAX_LINK_BYTES: usize = 4096;
 
 impl Repo {
-    /// The blob id at `path` of `tree` as a checkout would show it,
-    /// resolved as the kernel resolves a path: one component at a time, a
-    /// symbolic link met on the way (or at the end) replaced by its target
-    /// read from the link's directory, so a `..` after a link leaves the
-    /// link's target, not the link's name (red team round 13); at most
-    /// [`MAX_LINK_HOPS`] links. `None` when the path is absent, leaves the
-    /// tree (an absolute target, `..` past the root) or ends at anything
-    /// but a blob. Every tree passed is checked (D-R160).
-    pub(crate) fn followed_blob(&self, tree: &str, path: &str) -> Result<Option<String>, GitError> {
+    /// The blob id at `path` of `tree`, every tree passed checked
+    /// (D-R160). Without `follow`, as git's lookup finds it: a link on the
+    /// way ends it. With `follow`, as a checkout shows it, resolved as the
+    /// kernel resolves a path: one component at a time, `.` and `..` as
+    /// directories, a symbolic link met on the way (or at the end)
+    /// replaced by its target read from the link's directory, so a `..`
+    /// after a link leaves the link's target, not the link's name (red
+    /// team round 13); at most [`MAX_LINK_HOPS`] links. `None` when the
+    /// path is absent, leaves the tree (an absolute target, `..` past the
+    /// root) or ends at anything but a blob.
+    fn walk(
+        &self,
+        tree: &str,
+        path: &str,
+        follow: bool,
+        seen: &mut Checked,
+    ) -> Result<Option<String>, GitError> {
         // The directories entered, the root first: (tree id, path).
         let mut dirs: Vec<(String, String)> = vec![(tree.to_string(), String::new())];
         let mut todo: std::collections::VecDeque<String> = path
             .split('/')
-            .filter(|p| !p.is_empty())
+            .filter(|p| !follow || !p.is_empty())
             .map(str::to_string)
             .collect();
         let mut hops = 0;
         while let Some(part) = todo.pop_front() {
             match part.as_str() {
-                "." => continue,
-                ".." => {
+                "." if follow => continue,
+                ".." if follow => {
                     if dirs.len() == 1 {
                         return Ok(None);
                     }
@@ -285,11 +295,7 @@ impl Repo {
             let Some((at, walked)) = dirs.last().cloned() else {
                 return Ok(None);
             };
-            let bytes = self.tree_bytes(&[at.as_str()], std::slice::from_ref(&walked))?;
-            let Some(bytes) = bytes.first() else {
-                return Ok(None);
-            };
-            self.checked_tree(&at, &walked, bytes)?;
+            let bytes = self.checked(seen, &at, &walked)?;
             let list = entries(bytes, at.len() / 2).unwrap_or_default();
             let Some(e) = list.iter().find(|e| e.name == part.as_bytes()) else {
                 return Ok(None);
@@ -303,7 +309,7 @@ impl Repo {
                     };
                     dirs.push((hex(e.id), inner));
                 }
-                0o120000 => {
+                0o120000 if follow => {
                     hops += 1;
                     if hops > MAX_LINK_HOPS {
                         return Ok(None);
@@ -333,7 +339,7 @@ impl Repo {
     }
 
     /// [`Repo::read_paths`] as a checkout shows each path: symbolic links
-    /// inside the tree followed (`followed_blob`); what the risk policy's
+    /// inside the tree followed (`walk`); what the risk policy's
     /// configurations are read through, as the tools that run them read
     /// them (D-R166).
     pub fn read_paths_followed(
@@ -342,9 +348,10 @@ impl Repo {
         cap: usize,
     ) -> Result<Vec<Option<Vec<u8>>>, GitError> {
         let mut blobs = Vec::with_capacity(reads.len());
+        let mut seen = Checked::new();
         for ((_, path), root) in reads.iter().zip(self.root_trees(reads)?) {
             blobs.push(match root {
-                Some(root) => self.followed_blob(&root, path)?,
+                Some(root) => self.walk(&root, path, true, &mut seen)?,
                 None => None,
             });
         }

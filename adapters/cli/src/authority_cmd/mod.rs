@@ -572,7 +572,7 @@ fn candidate_refusal(e: &ReviewError, msg: &str) -> Option<CliError> {
             ErrorKind::RejectedInput,
             "tree_malformed",
             msg,
-            "make the commit's tree with git's own commands (check it out, `git add -A`, `git commit --amend`: git writes every tree well formed; `git fsck` names the entry), then run `probity start` again; nothing was started",
+            "git will not check such a tree out: make the change again on its parent with git's own commands (`git checkout <parent>`, edit, `git add -A`, `git commit`: git writes every tree well formed; `git fsck` names the bad entry), then `probity start --commit <new commit>`; nothing was started",
         )),
         _ => None,
     }

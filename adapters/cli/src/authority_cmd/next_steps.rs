@@ -43,7 +43,7 @@ pub fn next_hint(code: &str) -> &'static str {
             "the reason names the file and the limit. Over the limit for one check: push fewer commits at a time, oldest first (`probity push <remote> <commit>:refs/heads/<branch>` for a commit part-way up the stack, then the rest); over the limit for one file: make that change in smaller commits, each reviewed (`probity start --commit <sha>`), or keep the file out of review with Git LFS"
         }
         "tree_malformed" => {
-            "the reason names the tree, where it sits and what `git fsck` reports of it: rewrite the commits that bring it with git's own commands (check out the commit, `git add -A`, `git commit --amend`: git writes every tree well formed), review them (`probity start --commit <sha>`), then `probity push`; pushed notes: start again from the server's (`git fetch origin +refs/notes/probity:refs/notes/probity`), then `probity publish` and push; a base on the server holding such a tree is repaired by an administrator on the server"
+            "the reason names the tree, where it sits and what `git fsck` reports of it: git will not check such a tree out: make those commits again on their parent with git's own commands (`git checkout <parent>`, edit, `git add -A`, `git commit`: git writes every tree well formed), review them (`probity start --commit <sha>`), then `probity push`; pushed notes: start again from the server's (`git fetch origin +refs/notes/probity:refs/notes/probity`), then `probity publish` and push; a base on the server holding such a tree is repaired by an administrator on the server"
         }
         "delivery_not_fast_forward" => "fetch, rebase onto the server's tip, review, then push",
         "notes_line_removed" => {
