@@ -240,10 +240,11 @@ fn main() {
         ("v5", RiskPolicy::v5()),
         ("v6", RiskPolicy::v6()),
         ("v7", RiskPolicy::v7()),
+        ("v8", RiskPolicy::v8()),
     ];
     let mut digest = Fnv::default();
-    println!("| content | v1 | v2 | v3 | v4 | v5 | v6 | v7 |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| content | v1 | v2 | v3 | v4 | v5 | v6 | v7 | v8 |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, files, links, configs) in &cases {
         let mut row = format!("| {name} |");
         let trees = TreeInputs { links, configs };

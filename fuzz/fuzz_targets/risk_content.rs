@@ -4,8 +4,8 @@
 //! `.vscode/tasks.json`, `.pre-commit-config.yaml` or `.envrc` makes,
 //! D-R135; v6's directives in a document, D-R143). Beyond not panicking:
 //! v5 never rates a change lower than v4, a configuration only ever
-//! raises v5's rating, v6 never rates lower than v5, and v7 never lower
-//! than v6.
+//! raises v5's rating, v6 never rates lower than v5, v7 never lower
+//! than v6, and v8 never lower than v7.
 //!
 //! Input: a byte choosing the changed file's path, a byte choosing the
 //! configuration (none, or one of the three at the root), then the
@@ -98,4 +98,6 @@ fuzz_target!(|data: &[u8]| {
     assert!(rank(v6) >= rank(read), "v5 {read:?}, v6 {v6:?}");
     let v7 = RiskPolicy::v7().classify_in(&files, 1, trees).level();
     assert!(rank(v7) >= rank(v6), "v6 {v6:?}, v7 {v7:?}");
+    let v8 = RiskPolicy::v8().classify_in(&files, 1, trees).level();
+    assert!(rank(v8) >= rank(v7), "v7 {v7:?}, v8 {v8:?}");
 });

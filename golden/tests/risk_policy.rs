@@ -257,6 +257,16 @@ fn the_builtin_policy_v7_its_digest_and_an_approval_under_it() {
     approved_under(v7, hash, "policy_v7");
 }
 
+/// v8's document and digest (D-R167; v1's to v7's above keep theirs),
+/// and the parser scenario approved under it.
+#[test]
+fn the_builtin_policy_v8_its_digest_and_an_approval_under_it() {
+    let (v8, hash) = (RiskPolicy::v8(), RiskPolicy::v8_hash());
+    let document = format!("{hash}\n{}", text(canonical_bytes(v8).unwrap()));
+    insta::assert_snapshot!("risk_policy_v8", document);
+    approved_under(v8, hash, "policy_v8");
+}
+
 /// D-R128: the state and bundle schemas' second revision (what `probity
 /// schema state` and `bundle` print) accepts the reasons v2 and v3 give
 /// and a repository policy's `policy_floor:<rule>`; the first revision,

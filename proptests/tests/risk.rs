@@ -1,10 +1,12 @@
 //! Properties of the built-in risk policies (D-R114, D-R122): whitespace
 //! put into content never hides a process spawn from v2, v2 never rates a
 //! change lower than v1 and v3 never lower than v2; v4 never lower than
-//! v3, v5 never lower than v4, v6 never lower than v5 and v7 never lower
-//! than v6, whatever links,
+//! v3, v5 never lower than v4, v6 never lower than v5, v7 never lower
+//! than v6 and v8 never lower than v7, whatever links,
 //! submodules and auto-run configurations the trees hold (D-R131, D-R135,
-//! D-R143).
+//! D-R143). And v8 (D-R167) against a plain model of a checkout's path
+//! walk: a task file a tree's `.vscode/tasks.json` reaches through any
+//! links is high, and so is a link change that moves where it reaches.
 
 use proptest::prelude::*;
 
@@ -278,6 +280,163 @@ proptest! {
         // v7 (D-R165) only rates symbolic links as directories.
         let v7 = RiskPolicy::v7().classify_in(&files, 1, trees).level();
         prop_assert!(rank(v7) >= rank(v6), "v6 {v6:?}, v7 {v7:?}");
+        // v8 (D-R167) only adds link walks and moved links.
+        let v8 = RiskPolicy::v8().classify_in(&files, 1, trees).level();
+        prop_assert!(rank(v8) >= rank(v7), "v7 {v7:?}, v8 {v8:?}");
+    }
+}
+
+/// Paths a generated tree's links sit at, and their targets' components.
+const LINK_AT: &[&str] = &[".vscode", "a", "b", "a/b", "c", "c/d", "e"];
+const TARGET_PARTS: &[&str] = &["a", "b", "c", "d", "e", "x", "..", ".", "vscode"];
+
+/// A tree's links: at most one per path, none below another (a tree
+/// cannot hold both), targets of one to three components.
+fn tree_links() -> impl Strategy<Value = Vec<(String, String)>> {
+    prop::collection::vec(
+        (
+            0..LINK_AT.len(),
+            prop::collection::vec(0..TARGET_PARTS.len(), 1..4),
+        ),
+        0..5,
+    )
+    .prop_map(|raw| {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for (at, parts) in raw {
+            let at = LINK_AT[at];
+            let clash = out.iter().any(|(p, _)| {
+                p == at || at.starts_with(&format!("{p}/")) || p.starts_with(&format!("{at}/"))
+            });
+            if !clash {
+                let target: Vec<&str> = parts.iter().map(|i| TARGET_PARTS[*i]).collect();
+                out.push((at.to_string(), target.join("/")));
+            }
+        }
+        out
+    })
+}
+
+/// Where a checkout of a tree holding `links` finds `path`: each
+/// component taken in turn from the root, a link replaced by its target
+/// read from the link's directory (the last component too), `..` leaving
+/// the directory reached; `None` above the root or after more than eight
+/// links (the kernel's loop error).
+fn checkout_path(links: &[(String, String)], path: &str) -> Option<String> {
+    let mut todo: Vec<String> = path.split('/').rev().map(str::to_string).collect();
+    let mut at: Vec<String> = Vec::new();
+    let mut hops = 0;
+    while let Some(c) = todo.pop() {
+        match c.as_str() {
+            "" | "." => {}
+            ".." => {
+                at.pop()?;
+            }
+            name => {
+                at.push(name.to_string());
+                let here = at.join("/");
+                if let Some((_, target)) = links.iter().find(|(p, _)| *p == here) {
+                    hops += 1;
+                    if hops > 8 {
+                        return None;
+                    }
+                    at.pop();
+                    todo.extend(target.split('/').rev().map(str::to_string));
+                }
+            }
+        }
+    }
+    Some(at.join("/"))
+}
+
+/// Whether a regular file can sit at `path` in a tree holding `links`
+/// (no link at it or above it).
+fn can_hold(links: &[(String, String)], path: &str) -> bool {
+    !links
+        .iter()
+        .any(|(p, _)| path == p || path.starts_with(&format!("{p}/")))
+}
+
+fn symlinks(links: &[(String, String)]) -> Vec<Symlink> {
+    links
+        .iter()
+        .map(|(p, t)| Symlink {
+            path: RepoPath::parse(p).unwrap(),
+            target: t.as_bytes().to_vec(),
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2048))]
+
+    /// A task file wherever a checkout's `.vscode/tasks.json` reaches it
+    /// through the tree's links is `auto_run_config` under v8.
+    #[test]
+    fn v8_rates_a_task_wherever_the_checkout_finds_it(links in tree_links()) {
+        let Some(at) = checkout_path(&links, ".vscode/tasks.json") else {
+            return Ok(());
+        };
+        prop_assume!(can_hold(&links, &at) && RepoPath::parse(&at).is_ok());
+        let task = file(&at, b"{}");
+        let a = RiskPolicy::v8().classify_linked(&[task], 1, &symlinks(&links));
+        prop_assert_eq!(a.level(), RiskLevel::High, "{:?} at {}", links, at);
+    }
+
+    /// A change of one link (added, removed or given another target) that
+    /// moves where a checkout's `.vscode/tasks.json` is found, onto a task
+    /// file both trees hold, is high under v8: the changed link is the
+    /// only changed file, and both trees' links are the input.
+    #[test]
+    fn v8_rates_a_link_change_that_moves_the_task(
+        base in tree_links(),
+        at in 0..LINK_AT.len(),
+        to in prop::option::of(prop::collection::vec(0..TARGET_PARTS.len(), 1..4)),
+    ) {
+        let at = LINK_AT[at];
+        let old = base.iter().find(|(p, _)| p == at).map(|(_, t)| t.clone());
+        let new = to.map(|parts| {
+            parts.iter().map(|i| TARGET_PARTS[*i]).collect::<Vec<_>>().join("/")
+        });
+        if old == new {
+            return Ok(());
+        }
+        let mut cand: Vec<(String, String)> =
+            base.iter().filter(|(p, _)| p != at).cloned().collect();
+        if let Some(t) = &new {
+            let clash = cand.iter().any(|(p, _)| {
+                at.starts_with(&format!("{p}/")) || p.starts_with(&format!("{at}/"))
+            });
+            if clash {
+                return Ok(());
+            }
+            cand.push((at.to_string(), t.clone()));
+        }
+        let Some(task) = checkout_path(&cand, ".vscode/tasks.json") else {
+            return Ok(());
+        };
+        // Only a move onto a file both trees can hold is this property's.
+        if checkout_path(&base, ".vscode/tasks.json").as_ref() == Some(&task)
+            || !can_hold(&base, &task)
+            || !can_hold(&cand, &task)
+            || RepoPath::parse(&task).is_err()
+        {
+            return Ok(());
+        }
+        let mode = |t: &Option<String>| t.as_ref().map(|_| FileMode::Symlink);
+        let mut changed = file(at, new.as_deref().unwrap_or("").as_bytes());
+        changed.old_mode = mode(&old);
+        changed.new_mode = mode(&new);
+        if new.is_none() {
+            changed.content = CandidateContent::Absent;
+        }
+        let both = [symlinks(&base), symlinks(&cand)].concat();
+        let a = RiskPolicy::v8().classify_linked(&[changed], 1, &both);
+        prop_assert_eq!(
+            a.level(),
+            RiskLevel::High,
+            "{} {:?} -> {:?}, base {:?}, task at {}",
+            at, old, new, base, task
+        );
     }
 }
 

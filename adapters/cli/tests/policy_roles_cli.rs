@@ -572,8 +572,13 @@ fn a_signature_merged_from_a_teammates_notes_counts_before_the_push() {
 /// A folder-open task at `editor/tasks.json` running `tools/build.py`
 /// (nothing VS Code runs until `.vscode` names it).
 fn editor_task(t: &Team) {
+    task_at(t, "editor/tasks.json");
+}
+
+/// A folder-open task at `path` running `tools/build.py`, and the script.
+fn task_at(t: &Team, path: &str) {
     let tasks = r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"python3 tools/build.py","runOptions":{"runOn":"folderOpen"}}]}"#;
-    t.f.write("editor/tasks.json", tasks).unwrap();
+    t.f.write(path, tasks).unwrap();
     t.f.write("tools/build.py", "print('build')\n").unwrap();
 }
 
@@ -624,4 +629,73 @@ fn a_script_a_linked_task_runs_needs_the_maintainer() {
         .unwrap();
     let (lineage, started, _) = t.review_commit("build");
     high_yet_agent_alone_is_refused(&t, &lineage, &started);
+}
+
+/// Replaces the directory `dir` of the worktree by a symbolic link to
+/// `target`.
+fn dir_to_link(t: &Team, dir: &str, target: &str) {
+    let at = t.f.root().join(dir);
+    std::fs::remove_dir_all(&at).unwrap();
+    std::os::unix::fs::symlink(target, at).unwrap();
+}
+
+/// The maintainer approved a link `.vscode -> target` while `tools/cur`
+/// was a directory: it lands with both signatures (high, as every link at
+/// `.vscode` is under v7). The script a task would run is there already.
+fn approved_vscode_link(t: &Team, target: &str) {
+    t.f.write("tools/cur/README", "current tools\n").unwrap();
+    t.f.write("tools/build.py", "print('build')\n").unwrap();
+    t.f.write("tools/vscode/extensions.json", "{\"recommendations\":[]}\n")
+        .unwrap();
+    std::os::unix::fs::symlink(target, t.f.root().join(".vscode")).unwrap();
+    let (lineage, started, c) = t.review_commit("editor link");
+    assert_risk(&started, "high", "auto_run_config");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+}
+
+/// Red team round 13, 01 (D-R167): with `.vscode -> tools/cur/../vscode`
+/// approved, the agent turns `tools/cur` into a link `deep/er` and adds
+/// `tools/deep/vscode/tasks.json`. A checkout's `.vscode` is then
+/// `tools/deep/er/..` + `vscode`: the folder-open task is live. The link
+/// target was resolved lexically (`tools/vscode`), so the step was
+/// medium and landed with the agent's signature alone; under risk policy
+/// v8 links resolve as a checkout resolves them. The maintainer's
+/// signature still lands it.
+#[test]
+fn a_link_that_moves_where_an_approved_link_points_needs_the_maintainer() {
+    let t = Team::new();
+    approved_vscode_link(&t, "tools/cur/../vscode");
+    dir_to_link(&t, "tools/cur", "deep/er");
+    t.f.write("tools/deep/er/README", "deeper tools\n").unwrap();
+    task_at(&t, "tools/deep/vscode/tasks.json");
+    let (lineage, started, _) = t.review_commit("deeper tools");
+    high_yet_agent_alone_is_refused(&t, &lineage, &started);
+    t.signed_lands(&t.alice, &lineage, rev_parse(&t.f, "HEAD"));
+}
+
+/// The same move with the task already in the tree (landed by the agent
+/// alone while no link reached it): the step changes only the link
+/// `tools/cur`, which every approved `.vscode` link below passes
+/// through. Each is high under v8, with or without a `..` after the
+/// moved link.
+#[test]
+fn moving_a_directory_an_approved_link_passes_through_needs_the_maintainer() {
+    for (target, link) in [
+        ("tools/cur/vscode", "deep"),
+        ("tools/cur/../vscode", "deep/er"),
+    ] {
+        let t = Team::new();
+        approved_vscode_link(&t, target);
+        t.f.write("tools/deep/er/README", "deeper tools\n").unwrap();
+        task_at(&t, "tools/deep/vscode/tasks.json");
+        // Nothing runs the task yet: the agent lands it alone.
+        let (lineage, started, c) = t.review_commit("deeper tools");
+        assert_risk(&started, "medium", "code_change");
+        t.signed_lands(&t.agent, &lineage, c);
+        dir_to_link(&t, "tools/cur", link);
+        let (lineage, started, _) = t.review_commit("move the current tools");
+        high_yet_agent_alone_is_refused(&t, &lineage, &started);
+        t.signed_lands(&t.alice, &lineage, rev_parse(&t.f, "HEAD"));
+    }
 }

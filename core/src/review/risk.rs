@@ -1,9 +1,9 @@
 //! Risk classification from a versioned, hashed policy (R2.4–R2.6).
 //!
-//! The policy is data (`core/policy/risk-policy-v1.json` to `-v7.json`,
+//! The policy is data (`core/policy/risk-policy-v1.json` to `-v8.json`,
 //! embedded); `policy_hash` is its canonical digest. `start` freezes under
 //! the newest, and a gate derives with the newest whatever a record names
-//! (D-R114, D-R122, D-R131, D-R135, D-R143, D-R165). The tier is always explained by the
+//! (D-R114, D-R122, D-R131, D-R135, D-R143, D-R165, D-R167). The tier is always explained by the
 //! reason codes it reports, and [`RiskAssessment::new`] refuses a tier the
 //! reasons do not imply: the classifier fails closed.
 
@@ -52,6 +52,9 @@ pub const POLICY_V6_DOMAIN: Domain = Domain::new("probity/risk-policy/v6");
 
 /// Domain of `policy_hash` for the built-in policy v7.
 pub const POLICY_V7_DOMAIN: Domain = Domain::new("probity/risk-policy/v7");
+
+/// Domain of `policy_hash` for the built-in policy v8.
+pub const POLICY_V8_DOMAIN: Domain = Domain::new("probity/risk-policy/v8");
 
 /// What the base and candidate trees of a change hold besides its changed
 /// files, which a policy may read: their symbolic links (v4) and the
@@ -158,7 +161,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1` to `/v7`.
+    /// The policy's version label, `probity.risk-policy/v1` to `/v8`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -289,6 +292,12 @@ pub struct RiskPolicy {
     /// team round 12).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub symlinks_stand_for_directories: bool,
+    /// Link targets are walked as a checkout walks them: a link met
+    /// before a `..` is followed, as well as taken for a directory; and a
+    /// submodule or link that changes is also rated at every link whose
+    /// target passes through it (v8, absent before; red team round 13).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub links_resolved_as_checked_out: bool,
     /// Auto-run configurations (`.vscode/tasks.json`,
     /// `.pre-commit-config.yaml`, `.envrc`, at the repository's root) whose
     /// references are read from the base and the candidate tree: a
@@ -360,6 +369,7 @@ const POLICY_V4_JSON: &str = include_str!("../../policy/risk-policy-v4.json");
 const POLICY_V5_JSON: &str = include_str!("../../policy/risk-policy-v5.json");
 const POLICY_V6_JSON: &str = include_str!("../../policy/risk-policy-v6.json");
 const POLICY_V7_JSON: &str = include_str!("../../policy/risk-policy-v7.json");
+const POLICY_V8_JSON: &str = include_str!("../../policy/risk-policy-v8.json");
 
 /// A built-in policy with its digest and its automata, built once.
 struct Builtin {
@@ -392,10 +402,11 @@ static POLICY_V4: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V4_JSON, P
 static POLICY_V5: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V5_JSON, POLICY_V5_DOMAIN));
 static POLICY_V6: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V6_JSON, POLICY_V6_DOMAIN));
 static POLICY_V7: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V7_JSON, POLICY_V7_DOMAIN));
+static POLICY_V8: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V8_JSON, POLICY_V8_DOMAIN));
 
 /// The built-in policies, oldest first: a state names one of them by its
 /// digest, and the newest derives what a gate checks.
-fn builtins() -> [&'static Builtin; 7] {
+fn builtins() -> [&'static Builtin; 8] {
     [
         &*POLICY_V1,
         &*POLICY_V2,
@@ -404,6 +415,7 @@ fn builtins() -> [&'static Builtin; 7] {
         &*POLICY_V5,
         &*POLICY_V6,
         &*POLICY_V7,
+        &*POLICY_V8,
     ]
 }
 
@@ -536,15 +548,29 @@ impl RiskPolicy {
         POLICY_V7.hash
     }
 
+    /// The built-in policy v8: v7's rules, with links resolved as a
+    /// checkout resolves them (`tools/cur/../vscode` after `tools/cur`
+    /// became a link) and a changed link or submodule rated at every link
+    /// passing through it (D-R167).
+    pub fn v8() -> &'static RiskPolicy {
+        &POLICY_V8.policy
+    }
+
+    /// The canonical digest of the built-in policy v8
+    /// (`probity/risk-policy/v8`).
+    pub fn v8_hash() -> Sha256Digest {
+        POLICY_V8.hash
+    }
+
     /// The newest built-in policy: what `start` freezes under and what a
     /// gate derives a record's tier with, whatever policy the record names.
     pub fn newest() -> &'static RiskPolicy {
-        Self::v7()
+        Self::v8()
     }
 
     /// The digest of [`RiskPolicy::newest`].
     pub fn newest_hash() -> Sha256Digest {
-        Self::v7_hash()
+        Self::v8_hash()
     }
 
     /// The configuration paths whose references this policy reads from a
@@ -681,10 +707,17 @@ impl RiskPolicy {
         };
         let links = if self.symlink_hops == 0 {
             Links::of(&[])
+        } else if self.links_resolved_as_checked_out {
+            Links::as_checked_out(links, self.symlink_hops)
         } else {
             Links::of(links)
         };
+        // A link whose target could not be walked within the bound could
+        // lead anywhere (v8).
         let mut reasons = Vec::new();
+        if links.unresolved && !files.is_empty() {
+            reasons.push(RiskReason::UnscannedContent);
+        }
         let mut medium = Vec::new();
         let mut all_passive = !files.is_empty();
         for f in files {
@@ -712,7 +745,10 @@ impl RiskPolicy {
             let aliases = if links.is_empty() {
                 links::Aliases::default()
             } else {
-                links.aliases(f.path.as_str(), self.symlink_hops)
+                // A changed link or submodule moves every link passing
+                // through it (v8).
+                let moved = self.links_resolved_as_checked_out && self.stands_for_directory(f);
+                links.aliases(f.path.as_str(), self.symlink_hops, moved)
             };
             if aliases.beyond_bound {
                 reasons.push(RiskReason::UnscannedContent);

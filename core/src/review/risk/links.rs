@@ -1,7 +1,9 @@
 //! Symbolic links of the trees a change goes between (v4, D-R131): a
 //! changed path a link resolves to is also rated as if it sat at the
-//! link's path. Pure: the links are an input, observed from the trees by
-//! an adapter.
+//! link's path. Up to v7 a target is resolved lexically; v8 (D-R167)
+//! walks it as a checkout does, and rates a changed link or submodule at
+//! every link whose target passes through it. Pure: the links are an
+//! input, observed from the trees by an adapter.
 
 use std::collections::BTreeMap;
 
@@ -24,14 +26,26 @@ pub struct Symlink {
 /// cannot be shown free of a rule (`unscanned_content`).
 pub(super) const MAX_ALIASES: usize = 256;
 
+/// At most this many ways one link's target is walked (v8: each link met
+/// before a `..` is both followed and taken for a directory); beyond it
+/// the links are `unresolved`.
+const MAX_WALKS: usize = 64;
+
 /// The links that point inside the repository, by their targets resolved
-/// lexically against the links' directories and ASCII-lowercased for
-/// comparing (as the path rules compare): a path is looked up once per
-/// directory it is in, whatever the number of links.
+/// against the links' directories and ASCII-lowercased for comparing (as
+/// the path rules compare): a path is looked up once per directory it is
+/// in, whatever the number of links.
 pub(super) struct Links {
     /// Resolved target (`""`: the repository's root) → the links' paths,
     /// sorted.
     by_target: BTreeMap<String, Vec<String>>,
+    /// v8: every path a link's target is walked through (each directory
+    /// it enters, and where it ends) → the links' paths, sorted.
+    passes: BTreeMap<String, Vec<String>>,
+    /// v8: a link's target could not be walked within the bounds (more
+    /// links followed than the policy's hops, or more than
+    /// [`MAX_WALKS`] ways): it could lead anywhere.
+    pub(super) unresolved: bool,
 }
 
 /// The other paths a changed path is reached at through links.
@@ -53,22 +67,66 @@ impl Links {
         for l in links {
             let link = l.path.as_str();
             if let Some(target) = resolve(link, &l.target) {
-                by_target
-                    .entry(target.to_ascii_lowercase())
-                    .or_default()
-                    .push(link.to_string());
+                add(&mut by_target, &target, link);
             }
         }
-        for paths in by_target.values_mut() {
+        Self::sorted(by_target, BTreeMap::new(), false)
+    }
+
+    /// The links of `links` with their targets walked as a checkout walks
+    /// them (v8, D-R167), one component at a time from the link's
+    /// directory: `.` and empty components skipped, `..` leaving the
+    /// directory reached. A link of either tree met before a `..` (where
+    /// the lexical reading and the kernel's differ) is both followed, at
+    /// most `hops` deep, and taken for a directory, so the targets found
+    /// hold what either tree resolves the link to. A walk climbing above
+    /// the root, or whose target is absolute, empty or not UTF-8, leads
+    /// outside the repository and is dropped.
+    pub(super) fn as_checked_out(links: &[Symlink], hops: u64) -> Self {
+        let mut targets: BTreeMap<String, Vec<&[u8]>> = BTreeMap::new();
+        for l in links {
+            targets
+                .entry(l.path.as_str().to_ascii_lowercase())
+                .or_default()
+                .push(&l.target);
+        }
+        let (mut by_target, mut passes) = (BTreeMap::new(), BTreeMap::new());
+        let mut unresolved = false;
+        for l in links {
+            let link = l.path.as_str();
+            let Some(walked) = walk(link, &l.target, &targets, hops) else {
+                unresolved = true;
+                continue;
+            };
+            for end in &walked.ends {
+                add(&mut by_target, end, link);
+            }
+            for passed in &walked.passed {
+                add(&mut passes, passed, link);
+            }
+        }
+        Self::sorted(by_target, passes, unresolved)
+    }
+
+    fn sorted(
+        mut by_target: BTreeMap<String, Vec<String>>,
+        mut passes: BTreeMap<String, Vec<String>>,
+        unresolved: bool,
+    ) -> Self {
+        for paths in by_target.values_mut().chain(passes.values_mut()) {
             paths.sort();
             paths.dedup();
         }
-        Self { by_target }
+        Self {
+            by_target,
+            passes,
+            unresolved,
+        }
     }
 
     /// Whether no link points inside the repository.
     pub(super) fn is_empty(&self) -> bool {
-        self.by_target.is_empty()
+        self.by_target.is_empty() && self.passes.is_empty()
     }
 
     /// `q` seen through each link whose target is `q` or a directory
@@ -93,21 +151,32 @@ impl Links {
         out
     }
 
+    /// The links whose target is walked through `q` (v8).
+    fn passing(&self, q: &str) -> &[String] {
+        self.passes
+            .get(&q.to_ascii_lowercase())
+            .map_or(&[], Vec::as_slice)
+    }
+
     /// The paths `path` is also reached at: a link whose target is `path`
     /// gives the link's own path, a link whose target is a directory
     /// holding `path` gives the link's path joined with the rest; each
     /// such path is followed again (a chain of links, or a link inside a
-    /// linked directory), at most `hops` links deep.
-    pub(super) fn aliases(&self, path: &str, hops: u64) -> Aliases {
+    /// linked directory), at most `hops` links deep. `moved`: what is at
+    /// `path` is a link or submodule that changes (v8), so every link
+    /// whose target passes through it (or through a path it is reached
+    /// at) changes what it points at too, and is one of the paths.
+    pub(super) fn aliases(&self, path: &str, hops: u64, moved: bool) -> Aliases {
         let mut out = Aliases::default();
-        if hops == 0 || self.by_target.is_empty() {
+        if hops == 0 || self.is_empty() {
             return out;
         }
         let mut frontier = vec![path.to_string()];
         for depth in 0..=hops {
             let mut next = Vec::new();
             for q in &frontier {
-                for alias in self.through(q) {
+                let passing = if moved { self.passing(q) } else { &[] };
+                for alias in self.through(q).into_iter().chain(passing.iter().cloned()) {
                     if depth == hops {
                         // A longer chain than the bound: not followed.
                         out.beyond_bound = true;
@@ -133,6 +202,104 @@ impl Links {
         }
         out
     }
+}
+
+fn add(map: &mut BTreeMap<String, Vec<String>>, key: &str, link: &str) {
+    map.entry(key.to_ascii_lowercase())
+        .or_default()
+        .push(link.to_string());
+}
+
+/// A target's components, or `None` for an absolute, empty or non-UTF-8
+/// target or one holding a NUL byte (none leads inside the repository).
+fn components(target: &[u8]) -> Option<Vec<&str>> {
+    let target = std::str::from_utf8(target).ok()?;
+    if target.is_empty() || target.starts_with('/') || target.contains('\0') {
+        return None;
+    }
+    Some(target.split('/').collect())
+}
+
+/// Where one link's target is walked to (v8): each end inside the
+/// repository, and each path the walks pass.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Walked {
+    ends: Vec<String>,
+    passed: Vec<String>,
+}
+
+/// One way of walking a target: the directory reached, the components
+/// still to walk (the next last), the links followed so far.
+struct Way<'a> {
+    at: Vec<&'a str>,
+    rest: Vec<&'a str>,
+    followed: u64,
+}
+
+/// The target of the link at `link` walked as a checkout walks it
+/// ([`Links::as_checked_out`]), following the links of `links` (lowercased
+/// path → targets); `None` beyond the bounds.
+fn walk<'a>(
+    link: &'a str,
+    target: &'a [u8],
+    links: &BTreeMap<String, Vec<&'a [u8]>>,
+    hops: u64,
+) -> Option<Walked> {
+    let mut out = Walked::default();
+    let Some(first) = components(target) else {
+        return Some(out);
+    };
+    let mut at: Vec<&str> = link.split('/').collect();
+    at.pop();
+    let mut ways = vec![Way {
+        at,
+        rest: first.into_iter().rev().collect(),
+        followed: 0,
+    }];
+    let mut started = 1;
+    'ways: while let Some(mut way) = ways.pop() {
+        while let Some(c) = way.rest.pop() {
+            match c {
+                "" | "." => continue,
+                ".." => {
+                    if way.at.pop().is_none() {
+                        continue 'ways;
+                    }
+                    continue;
+                }
+                name => way.at.push(name),
+            }
+            let here = way.at.join("/");
+            // A link met before a `..` is left by the `..` as the kernel
+            // leaves it: from where its own target leads.
+            let followed = if way.rest.contains(&"..") {
+                links.get(&here.to_ascii_lowercase())
+            } else {
+                None
+            };
+            out.passed.push(here);
+            for t in followed.into_iter().flatten() {
+                if way.followed == hops || started == MAX_WALKS {
+                    return None;
+                }
+                let Some(parts) = components(t) else {
+                    continue;
+                };
+                let mut from = way.at.clone();
+                from.pop();
+                let mut rest = way.rest.clone();
+                rest.extend(parts.into_iter().rev());
+                ways.push(Way {
+                    at: from,
+                    rest,
+                    followed: way.followed + 1,
+                });
+                started += 1;
+            }
+        }
+        out.ends.push(way.at.join("/"));
+    }
+    Some(out)
 }
 
 /// The target of the link at `link`, resolved lexically against the
@@ -169,7 +336,7 @@ mod tests {
     }
 
     fn aliases(links: &[Symlink], path: &str) -> Aliases {
-        Links::of(links).aliases(path, 8)
+        Links::of(links).aliases(path, 8, false)
     }
 
     #[test]
@@ -227,9 +394,13 @@ mod tests {
             .map(|i| link(&format!("l{i}"), &format!("l{}", i + 1)))
             .collect();
         chain.push(link("l9", "guide.md"));
-        let a = Links::of(&chain).aliases("guide.md", 8);
+        let a = Links::of(&chain).aliases("guide.md", 8, false);
         assert!(a.beyond_bound);
-        assert!(!Links::of(&chain).aliases("guide.md", 10).beyond_bound);
+        assert!(
+            !Links::of(&chain)
+                .aliases("guide.md", 10, false)
+                .beyond_bound
+        );
         // A link to the root makes every path reachable under it, again
         // and again: bounded, and said to be.
         let root = [link("a", ".")];
@@ -243,5 +414,84 @@ mod tests {
         let cycle = [link("p", "q"), link("q", "p")];
         assert_eq!(aliases(&cycle, "r"), Aliases::default());
         assert_eq!(aliases(&cycle, "p").paths, ["q"]);
+    }
+
+    fn checked_out(links: &[Symlink], path: &str, moved: bool) -> Vec<String> {
+        let links = Links::as_checked_out(links, 8);
+        assert!(!links.unresolved);
+        links.aliases(path, 8, moved).paths
+    }
+
+    /// Red team round 13, 01 (D-R167): `tools/cur/../vscode` is
+    /// `tools/vscode` while `tools/cur` is a directory, and `tools/deep`
+    /// once it is a link `deep/er`: the kernel leaves the link's target.
+    #[test]
+    fn a_link_met_before_a_dot_dot_is_followed_and_taken_for_a_directory() {
+        let vscode = link(".vscode", "tools/cur/../vscode");
+        let both = [vscode.clone(), link("tools/cur", "deep/er")];
+        for at in ["tools/vscode/tasks.json", "tools/deep/vscode/tasks.json"] {
+            assert_eq!(
+                checked_out(&both, at, false),
+                [".vscode/tasks.json"],
+                "{at}"
+            );
+        }
+        // Without the link `tools/cur`, only the lexical reading; and v4
+        // to v7 read it lexically whatever the trees hold.
+        assert!(checked_out(&[vscode], "tools/deep/vscode/tasks.json", false).is_empty());
+        assert!(
+            aliases(&both, "tools/deep/vscode/tasks.json")
+                .paths
+                .is_empty()
+        );
+        // No `..` after it: the link is not followed in the walk (a chain
+        // of aliases finds it), yet it is passed.
+        let plain = [
+            link(".vscode", "tools/cur/vscode"),
+            link("tools/cur", "deep"),
+        ];
+        assert_eq!(
+            checked_out(&plain, "tools/deep/vscode/tasks.json", false),
+            ["tools/cur/vscode/tasks.json", ".vscode/tasks.json"]
+        );
+    }
+
+    /// A link or submodule that changes moves every link walked through
+    /// it, transitively; an unchanged one moves nothing.
+    #[test]
+    fn a_changed_link_moves_every_link_passing_through_it() {
+        let links = [
+            link(".vscode", "tools/cur/vscode"),
+            link(".husky", "tools/cur/../hooks"),
+            link("tools/cur", "deep"),
+            link("AGENTS.md", "docs/guide.md"),
+        ];
+        assert_eq!(
+            checked_out(&links, "tools/cur", true),
+            [".husky", ".vscode"]
+        );
+        // `tools/deep` is passed by the link `tools/cur`, which `.vscode`
+        // passes: both move.
+        assert_eq!(
+            checked_out(&links, "tools/deep", true),
+            ["tools/cur", ".husky", ".vscode"]
+        );
+        assert!(checked_out(&links, "tools/cur", false).is_empty());
+        assert!(checked_out(&links, "docs", true).contains(&"AGENTS.md".to_string()));
+    }
+
+    /// A walk that follows more links than the bound, or loops, leaves the
+    /// links unresolved; a target leading outside leads nowhere.
+    #[test]
+    fn a_walk_beyond_the_bounds_is_unresolved() {
+        let looped = [link("a", "a/../x")];
+        assert!(Links::as_checked_out(&looped, 8).unresolved);
+        let out = [link("a", "../x"), link("b", "/etc"), link("c", "")];
+        let links = Links::as_checked_out(&out, 8);
+        assert!(!links.unresolved && links.is_empty());
+        // Sixteen links, each met before a `..`: more ways than allowed.
+        let mut wide: Vec<Symlink> = (0..16).map(|i| link("d", &format!("e{i}"))).collect();
+        wide.push(link("x", "d/../d/../d/../y"));
+        assert!(Links::as_checked_out(&wide, 8).unresolved);
     }
 }

@@ -1589,8 +1589,6 @@ fn v7_rates_a_symbolic_link_as_the_directory_it_stands_for() {
         ("v7", POLICY_V7_DOMAIN),
         &older,
     );
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v7_hash());
-    assert!(std::ptr::eq(RiskPolicy::newest(), v7));
     assert!(older.iter().all(|(p, _)| !p.symlinks_stand_for_directories));
     let mut same = v7.clone();
     same.schema = v6.schema.clone();
@@ -1642,5 +1640,103 @@ fn v7_rates_a_symbolic_link_as_the_directory_it_stands_for() {
     assert_eq!(
         rate(v7, link("src/current", b"v2")),
         rate(v6, link("src/current", b"v2"))
+    );
+}
+
+/// Red team round 13, 01 (D-R167): with `.vscode -> tools/cur/vscode` or
+/// `.vscode -> tools/cur/../vscode` approved, turning the directory
+/// `tools/cur` into a link moves where `.vscode` points. v7 resolved the
+/// target lexically and rated the step by its own paths (medium); v8
+/// walks targets as a checkout does and rates a changed link at every
+/// link passing through it. v8 is v7 with that flag: nothing else
+/// differs.
+#[test]
+fn v8_resolves_links_as_a_checkout_does() {
+    let (v7, v8) = (RiskPolicy::v7(), RiskPolicy::v8());
+    let older = [
+        (RiskPolicy::v1(), POLICY_V1_JSON),
+        (RiskPolicy::v2(), POLICY_V2_JSON),
+        (RiskPolicy::v3(), POLICY_V3_JSON),
+        (RiskPolicy::v4(), POLICY_V4_JSON),
+        (RiskPolicy::v5(), POLICY_V5_JSON),
+        (RiskPolicy::v6(), POLICY_V6_JSON),
+        (v7, POLICY_V7_JSON),
+    ];
+    follows(
+        (v7, RiskPolicy::v7_hash()),
+        (v8, RiskPolicy::v8_hash()),
+        ("v8", POLICY_V8_DOMAIN),
+        &older,
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v8_hash());
+    assert!(std::ptr::eq(RiskPolicy::newest(), v8));
+    assert!(older.iter().all(|(p, _)| !p.links_resolved_as_checked_out));
+    let mut same = v8.clone();
+    same.schema = v7.schema.clone();
+    same.links_resolved_as_checked_out = false;
+    assert_eq!(&same, v7);
+    let sym = |path: &str, target: &str| Symlink {
+        path: RepoPath::parse(path).unwrap(),
+        target: target.as_bytes().to_vec(),
+    };
+    let mut new_link = file("tools/cur", None, Some(FileMode::Symlink), b"deep");
+    let mut readme = file("tools/cur/README", R, None, b"");
+    readme.content = CandidateContent::Absent;
+    let task = file(
+        "tools/deep/vscode/tasks.json",
+        None,
+        Some(FileMode::Regular),
+        b"{}",
+    );
+    let rate = |p: &RiskPolicy, files: &[ChangedFile], links: &[Symlink]| {
+        let a = p.classify_linked(files, 1, links);
+        (a.level(), a.reasons().to_vec())
+    };
+    for (vscode, to) in [
+        ("tools/cur/vscode", "deep"),
+        ("tools/cur/../vscode", "deep/er"),
+    ] {
+        new_link.content = CandidateContent::Bytes {
+            bytes: to.as_bytes().to_vec(),
+            complete: true,
+        };
+        let links = [sym(".vscode", vscode), sym("tools/cur", to)];
+        // The task already there: only the link changes.
+        let step = [new_link.clone(), readme.clone()];
+        let (level, reasons) = rate(v8, &step, &links);
+        assert_eq!(level, RiskLevel::High, "{vscode}");
+        assert!(reasons.contains(&RiskReason::AutoRunConfig), "{reasons:?}");
+        assert_eq!(rate(v7, &step, &links).0, RiskLevel::Medium, "{vscode}");
+        // The task added with it: reached through the followed link.
+        let (level, _) = rate(v8, std::slice::from_ref(&task), &links);
+        assert_eq!(level, RiskLevel::High, "{vscode}");
+    }
+    // A link no other link passes, an edit below a passed directory, and
+    // links nothing passes through: rated as under v7.
+    let links = [sym(".vscode", "tools/cur/vscode")];
+    let mut other = file("src/current", None, Some(FileMode::Symlink), b"v2");
+    other.content = CandidateContent::Bytes {
+        bytes: b"v2".to_vec(),
+        complete: true,
+    };
+    let edit = file("tools/cur/README", R, R, b"b\n");
+    for files in [vec![other], vec![edit]] {
+        assert_eq!(
+            rate(v8, &files, &links),
+            rate(v7, &files, &links),
+            "{files:?}"
+        );
+    }
+    // A link whose target cannot be walked within the bound could lead
+    // anywhere: every change is `unscanned_content`.
+    let looped = [sym("a", "a/../x")];
+    let doc = file("docs/a.md", R, R, b"b\n");
+    assert_eq!(
+        rate(v7, std::slice::from_ref(&doc), &looped).0,
+        RiskLevel::Low
+    );
+    assert_eq!(
+        rate(v8, &[doc], &looped),
+        (RiskLevel::High, vec![RiskReason::UnscannedContent])
     );
 }
