@@ -286,6 +286,10 @@ fn main() -> ExitCode {
 /// Runs one parsed command line (what `main` runs, and what `probity mcp
 /// --authority` runs for each tool call, its answer captured).
 fn dispatch(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
+    run_command(cli, out).map_err(authority_cmd::explain_old_git)
+}
+
+fn run_command(cli: &Cli, out: Output) -> Result<ExitCode, CliError> {
     match &cli.command {
         Command::Start(a) => authority_cmd::start(&cli.global, out, a),
         Command::Finalize(a) => authority_cmd::finalize(&cli.global, out, a),

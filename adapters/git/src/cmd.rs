@@ -38,7 +38,7 @@ pub enum GitError {
         source: std::io::Error,
     },
     /// git exited unsuccessfully where the answer needed success.
-    #[error("git {args} failed ({status}): {stderr}")]
+    #[error("git {args} failed ({status}){}", if stderr.is_empty() { String::new() } else { format!(": {stderr}") })]
     Failed {
         /// The git arguments, space-joined (or a short form of them); the
         /// hermetic `-c` settings are not shown.

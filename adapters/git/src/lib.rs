@@ -39,6 +39,6 @@ mod tree_form;
 #[cfg(unix)]
 mod worktree;
 
-pub use cmd::{GitCli, GitError};
+pub use cmd::{GitCli, GitError, MIN_GIT_VERSION};
 pub use exact_ref::{read_ref_files, ref_blocked_files};
 pub use repo::Repo;

@@ -188,6 +188,31 @@ fn open_at_with(cwd: Option<PathBuf>, read_head: bool) -> Result<Context, CliErr
     Ok(Context { repo, store })
 }
 
+/// A repository error explained by a git older than Probity needs, when
+/// that is the cause. Discovery runs in-process (D-R142), so an old git is
+/// first met by the command that passes it a newer flag (`diff-tree
+/// --attr-source` exits 129 with nothing on stderr under git 2.39): the
+/// version is asked only then, after a failure, never on a run that
+/// works.
+pub(crate) fn explain_old_git(e: CliError) -> CliError {
+    if e.kind != ErrorKind::Repository {
+        return e;
+    }
+    match git_cli().ensure_supported() {
+        Err(old @ probity_git::GitError::TooOld { .. }) => CliError::new(
+            ErrorKind::Repository,
+            "repository_error",
+            format!("{old} ({})", e.message),
+            format!(
+                "install git {}.{} or newer, or point PROBITY_GIT at one, and run the command again; nothing was changed",
+                probity_git::MIN_GIT_VERSION.0,
+                probity_git::MIN_GIT_VERSION.1
+            ),
+        ),
+        _ => e,
+    }
+}
+
 fn repo_error(e: probity_git::GitError) -> CliError {
     CliError::new(
         ErrorKind::Repository,
