@@ -241,13 +241,18 @@ fn main() {
         ("v6", RiskPolicy::v6()),
         ("v7", RiskPolicy::v7()),
         ("v8", RiskPolicy::v8()),
+        ("v9", RiskPolicy::v9()),
     ];
     let mut digest = Fnv::default();
-    println!("| content | v1 | v2 | v3 | v4 | v5 | v6 | v7 | v8 |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| content | v1 | v2 | v3 | v4 | v5 | v6 | v7 | v8 | v9 |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, files, links, configs) in &cases {
         let mut row = format!("| {name} |");
-        let trees = TreeInputs { links, configs };
+        let trees = TreeInputs {
+            links,
+            configs,
+            attributes: &[],
+        };
         for (_, p) in &policies {
             let a = p.classify_in(files, 1, trees);
             digest.update(a.level().name().as_bytes());

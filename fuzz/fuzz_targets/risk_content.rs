@@ -5,7 +5,7 @@
 //! D-R135; v6's directives in a document, D-R143). Beyond not panicking:
 //! v5 never rates a change lower than v4, a configuration only ever
 //! raises v5's rating, v6 never rates lower than v5, v7 never lower
-//! than v6, and v8 never lower than v7.
+//! than v6, v8 never lower than v7, and v9 never lower than v8.
 //!
 //! Input: a byte choosing the changed file's path, a byte choosing the
 //! configuration (none, or one of the three at the root), then the
@@ -87,6 +87,7 @@ fuzz_target!(|data: &[u8]| {
     let trees = TreeInputs {
         links: &[],
         configs: &configs,
+        attributes: &[],
     };
     let read = RiskPolicy::v5().classify_in(&files, 1, trees).level();
     assert!(rank(v5) >= rank(v4), "v4 {v4:?}, v5 {v5:?}");
@@ -100,4 +101,6 @@ fuzz_target!(|data: &[u8]| {
     assert!(rank(v7) >= rank(v6), "v6 {v6:?}, v7 {v7:?}");
     let v8 = RiskPolicy::v8().classify_in(&files, 1, trees).level();
     assert!(rank(v8) >= rank(v7), "v7 {v7:?}, v8 {v8:?}");
+    let v9 = RiskPolicy::v9().classify_in(&files, 1, trees).level();
+    assert!(rank(v9) >= rank(v8), "v8 {v8:?}, v9 {v9:?}");
 });

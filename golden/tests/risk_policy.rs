@@ -267,6 +267,16 @@ fn the_builtin_policy_v8_its_digest_and_an_approval_under_it() {
     approved_under(v8, hash, "policy_v8");
 }
 
+/// v9's document and digest (D-R168; v1's to v8's above keep theirs),
+/// and the parser scenario approved under it.
+#[test]
+fn the_builtin_policy_v9_its_digest_and_an_approval_under_it() {
+    let (v9, hash) = (RiskPolicy::v9(), RiskPolicy::v9_hash());
+    let document = format!("{hash}\n{}", text(canonical_bytes(v9).unwrap()));
+    insta::assert_snapshot!("risk_policy_v9", document);
+    approved_under(v9, hash, "policy_v9");
+}
+
 /// D-R128: the state and bundle schemas' second revision (what `probity
 /// schema state` and `bundle` print) accepts the reasons v2 and v3 give
 /// and a repository policy's `policy_floor:<rule>`; the first revision,

@@ -2,7 +2,8 @@
 //! put into content never hides a process spawn from v2, v2 never rates a
 //! change lower than v1 and v3 never lower than v2; v4 never lower than
 //! v3, v5 never lower than v4, v6 never lower than v5, v7 never lower
-//! than v6 and v8 never lower than v7, whatever links,
+//! than v6, v8 never lower than v7 and v9 never lower than v8, whatever
+//! links,
 //! submodules and auto-run configurations the trees hold (D-R131, D-R135,
 //! D-R143). And v8 (D-R167) against a plain model of a checkout's path
 //! walk: a task file a tree's `.vscode/tasks.json` reaches through any
@@ -270,7 +271,7 @@ proptest! {
             .collect();
         let v4 = RiskPolicy::v4().classify_linked(&files, 1, &links).level();
         let v5 = RiskPolicy::v5().classify_linked(&files, 1, &links).level();
-        let trees = TreeInputs { links: &links, configs: &configs };
+        let trees = TreeInputs { links: &links, configs: &configs, attributes: &[] };
         let read = RiskPolicy::v5().classify_in(&files, 1, trees).level();
         prop_assert!(rank(v5) >= rank(v4), "v4 {v4:?}, v5 {v5:?}");
         prop_assert!(rank(read) >= rank(v5), "v5 {v5:?}, with configurations {read:?}");
@@ -283,6 +284,10 @@ proptest! {
         // v8 (D-R167) only adds link walks and moved links.
         let v8 = RiskPolicy::v8().classify_in(&files, 1, trees).level();
         prop_assert!(rank(v8) >= rank(v7), "v7 {v7:?}, v8 {v8:?}");
+        // v9 (D-R168) only adds folded paths, re-entering targets,
+        // references at aliases and checkout transforms.
+        let v9 = RiskPolicy::v9().classify_in(&files, 1, trees).level();
+        prop_assert!(rank(v9) >= rank(v8), "v8 {v8:?}, v9 {v9:?}");
     }
 }
 
@@ -378,8 +383,10 @@ proptest! {
         };
         prop_assume!(can_hold(&links, &at) && RepoPath::parse(&at).is_ok());
         let task = file(&at, b"{}");
-        let a = RiskPolicy::v8().classify_linked(&[task], 1, &symlinks(&links));
-        prop_assert_eq!(a.level(), RiskLevel::High, "{:?} at {}", links, at);
+        for p in [RiskPolicy::v8(), RiskPolicy::v9()] {
+            let a = p.classify_linked(std::slice::from_ref(&task), 1, &symlinks(&links));
+            prop_assert_eq!(a.level(), RiskLevel::High, "{:?} at {}", links, at);
+        }
     }
 
     /// A change of one link (added, removed or given another target) that
@@ -430,15 +437,55 @@ proptest! {
             changed.content = CandidateContent::Absent;
         }
         let both = [symlinks(&base), symlinks(&cand)].concat();
-        let a = RiskPolicy::v8().classify_linked(&[changed], 1, &both);
+        for p in [RiskPolicy::v8(), RiskPolicy::v9()] {
+        let a = p.classify_linked(std::slice::from_ref(&changed), 1, &both);
         prop_assert_eq!(
             a.level(),
             RiskLevel::High,
             "{} {:?} -> {:?}, base {:?}, task at {}",
             at, old, new, base, task
         );
+        }
+    }
+
+    /// A listed path with letters swapped for ones a case-insensitive file
+    /// system folds onto them (`ſ` for `s`, `ı` for `i`, `K` for `k`,
+    /// upper case), a trailing dot or space, is rated under v9 as the
+    /// path itself is.
+    #[test]
+    fn v9_rates_a_folded_lookalike_as_the_path(
+        at in 0..LOOKALIKE_OF.len(),
+        swaps in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
+        trail in prop::sample::select(vec!["", ".", " ", ". "]),
+    ) {
+        let path = LOOKALIKE_OF[at];
+        let mut chars: Vec<String> = path.chars().map(String::from).collect();
+        for i in &swaps {
+            let c = &mut chars[i.index(path.len())];
+            *c = match c.as_str() {
+                "s" => "ſ".to_string(),
+                "i" => "ı".to_string(),
+                "k" => "\u{212a}".to_string(),
+                other => other.to_ascii_uppercase(),
+            };
+        }
+        let look = format!("{}{trail}", chars.concat());
+        let real = RiskPolicy::v9().classify(&[file(path, b"x")], 1);
+        let alike = RiskPolicy::v9().classify(&[file(&look, b"x")], 1);
+        prop_assert_eq!(alike.level(), real.level(), "{} as {}", look, path);
     }
 }
+
+/// Listed paths a look-alike may stand for.
+const LOOKALIKE_OF: &[&str] = &[
+    ".vscode/tasks.json",
+    ".claude/settings.json",
+    ".husky/pre-commit",
+    ".github/workflows/ci.yml",
+    ".pre-commit-config.yaml",
+    "AGENTS.md",
+    ".envrc",
+];
 
 /// The lines of `bytes`, each with its newline (a last line without one
 /// is a line).

@@ -699,3 +699,103 @@ fn moving_a_directory_an_approved_link_passes_through_needs_the_maintainer() {
         t.signed_lands(&t.alice, &lineage, rev_parse(&t.f, "HEAD"));
     }
 }
+
+/// Red team round 14, 07 and 07b (D-R168): `working-tree-encoding` makes
+/// a checkout write other bytes than git stores. Plain ASCII written in
+/// the worktree under `UTF-16LE` is stored as CJK-looking UTF-8, which
+/// the content rules read, and checked out as the ASCII again: a Python
+/// `os.system` landed medium. The attribute is high, and so is a file
+/// under an attribute already approved.
+#[test]
+fn a_file_a_checkout_reencodes_cannot_be_shown_free_of_a_rule() {
+    let t = Team::new();
+    t.f.write(
+        ".gitattributes",
+        "src/*.py working-tree-encoding=UTF-16LE\n",
+    )
+    .unwrap();
+    let (lineage, started, c) = t.review_commit("encodings");
+    assert_risk(&started, "high", "unscanned_content");
+    t.sign(&t.agent, &lineage);
+    t.signed_yet_unmet(&t.agent, &lineage, &["maintainer"]);
+    t.signed_lands(&t.alice, &lineage, c);
+    // Even length: every byte pair is one UTF-16 code unit.
+    t.f.write("src/run.py", "import os; os.system(\"id\")  ")
+        .unwrap();
+    let (lineage, started, _) = t.review_commit("run");
+    assert_risk(&started, "high", "unscanned_content");
+    let landed = t.server_main();
+    t.sign(&t.agent, &lineage);
+    t.push_denied("roles_unmet");
+    assert_eq!(t.server_main(), landed);
+}
+
+/// Red team round 14, 01 (D-R168): on a case-insensitive file system
+/// (macOS, Windows) `.vſcode` (U+017F folds to `s`) opens as `.vscode`,
+/// and `toolſ/build.py` as the `tools/build.py` an approved task runs:
+/// each is rated as the path the file system reads.
+#[test]
+fn a_lookalike_a_folding_file_system_reads_as_a_listed_path_is_rated_as_it() {
+    for path in [".vſcode/tasks.json", ".VSCODE./tasks.json"] {
+        let t = Team::new();
+        task_at(&t, path);
+        let (lineage, started, _) = t.review_commit("editor settings");
+        high_yet_agent_alone_is_refused(&t, &lineage, &started);
+    }
+    let t = Team::new();
+    task_at(&t, ".vscode/tasks.json");
+    let (lineage, _, c) = t.review_commit("editor settings");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("toolſ/build.py", "import os\n").unwrap();
+    let (lineage, started, _) = t.review_commit("build");
+    high_yet_agent_alone_is_refused(&t, &lineage, &started);
+}
+
+/// Red team round 14, 02 (D-R168): an approved `.vscode ->
+/// ../<clone>/tools/vscode` leaves the repository and comes back in
+/// through the clone's own directory name, which no tree holds: a task
+/// added at `tools/vscode/tasks.json` is where a default clone's VS Code
+/// runs it.
+#[test]
+fn a_link_that_climbs_out_and_back_in_needs_the_maintainer() {
+    let t = Team::new();
+    let clone = t.f.root().file_name().unwrap().to_str().unwrap();
+    let target = format!("../{clone}/tools/vscode");
+    t.f.write("tools/build.py", "print('build')\n").unwrap();
+    std::os::unix::fs::symlink(&target, t.f.root().join(".vscode")).unwrap();
+    let (lineage, _, c) = t.review_commit("editor link");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    task_at(&t, "tools/vscode/tasks.json");
+    let (lineage, started, _) = t.review_commit("task");
+    high_yet_agent_alone_is_refused(&t, &lineage, &started);
+    t.signed_lands(&t.alice, &lineage, rev_parse(&t.f, "HEAD"));
+    // The configuration is read through the same way back in: an edit of
+    // the script the task runs is the task's.
+    t.f.write("tools/build.py", "import os\n").unwrap();
+    let (lineage, started, _) = t.review_commit("build");
+    high_yet_agent_alone_is_refused(&t, &lineage, &started);
+}
+
+/// A task runs `tools/build.py`, and `tools` is an approved link to
+/// `scripts`: an edit of `scripts/build.py` is an edit of what the task
+/// runs (D-R168: a configuration's references are matched at every path
+/// a changed file is reached at).
+#[test]
+fn a_script_a_task_runs_through_a_linked_directory_needs_the_maintainer() {
+    let t = Team::new();
+    t.f.write(
+        ".vscode/tasks.json",
+        r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"python3 tools/build.py","runOptions":{"runOn":"folderOpen"}}]}"#,
+    )
+    .unwrap();
+    t.f.write("scripts/build.py", "print('build')\n").unwrap();
+    std::os::unix::fs::symlink("scripts", t.f.root().join("tools")).unwrap();
+    let (lineage, _, c) = t.review_commit("editor settings");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("scripts/build.py", "import os\n").unwrap();
+    let (lineage, started, _) = t.review_commit("build");
+    high_yet_agent_alone_is_refused(&t, &lineage, &started);
+}

@@ -262,9 +262,13 @@ impl Repo {
     /// directories, a symbolic link met on the way (or at the end)
     /// replaced by its target read from the link's directory, so a `..`
     /// after a link leaves the link's target, not the link's name (red
-    /// team round 13); at most [`MAX_LINK_HOPS`] links. `None` when the
-    /// path is absent, leaves the tree (an absolute target, `..` past the
-    /// root) or ends at anything but a blob.
+    /// team round 13); at most [`MAX_LINK_HOPS`] links. A `..` past the
+    /// root may come back in (red team round 14: `../<clone>/tools`
+    /// through a clone's own directory name): the names after a climb
+    /// are taken as the way back down, as risk policy v9 takes them.
+    /// `None` when the path is absent, leaves the tree for good (an
+    /// absolute target, a climb not followed by as many names) or ends at
+    /// anything but a blob.
     fn walk(
         &self,
         tree: &str,
@@ -279,15 +283,20 @@ impl Repo {
             .filter(|p| !follow || !p.is_empty())
             .map(str::to_string)
             .collect();
-        let mut hops = 0;
+        let (mut hops, mut outside) = (0, 0);
         while let Some(part) = todo.pop_front() {
             match part.as_str() {
                 "." if follow => continue,
                 ".." if follow => {
                     if dirs.len() == 1 {
-                        return Ok(None);
+                        outside += 1;
+                    } else {
+                        dirs.pop();
                     }
-                    dirs.pop();
+                    continue;
+                }
+                _ if outside > 0 => {
+                    outside -= 1;
                     continue;
                 }
                 _ => {}
@@ -573,6 +582,9 @@ mod tests {
         link("../../x", "up");
         link("loop", "loop");
         link("missing", "dangling");
+        // Red team round 14: out of the clone and back in by its name.
+        let name = f.root().file_name().unwrap().to_str().unwrap().to_string();
+        link(&format!("../{name}/editor"), "back");
         // Red team round 13: `..` after a link leaves the link's target.
         f.write("tools/deep/er/README", "r\n").unwrap();
         f.write("tools/deep/vscode/tasks.json", "deep\n").unwrap();
@@ -593,6 +605,10 @@ mod tests {
         );
         assert_eq!(read(".envrc").as_deref(), Some(&b"use nix\n"[..]));
         assert_eq!(read("linked/tasks.json").as_deref(), Some(&b"deep\n"[..]));
+        assert_eq!(
+            read("back/tasks.json").as_deref(),
+            Some(&b"{\"tasks\":[]}\n"[..])
+        );
         assert_eq!(
             read("tools/cur/../../editor/tasks.json").as_deref(),
             None,

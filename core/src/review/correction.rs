@@ -58,7 +58,7 @@ impl FixMeasurement {
             whole,
             TreeInputs {
                 links,
-                configs: &[],
+                ..TreeInputs::default()
             },
             floor,
         )

@@ -1,22 +1,21 @@
 //! Risk classification from a versioned, hashed policy (R2.4–R2.6).
 //!
-//! The policy is data (`core/policy/risk-policy-v1.json` to `-v8.json`,
+//! The policy is data (`core/policy/risk-policy-v1.json` to `-v9.json`,
 //! embedded); `policy_hash` is its canonical digest. `start` freezes under
 //! the newest, and a gate derives with the newest whatever a record names
-//! (D-R114, D-R122, D-R131, D-R135, D-R143, D-R165, D-R167). The tier is always explained by the
+//! (D-R114, D-R122, D-R131, D-R135, D-R143, D-R165, D-R167, D-R168). The tier is always explained by the
 //! reason codes it reports, and [`RiskAssessment::new`] refuses a tier the
 //! reasons do not imply: the classifier fails closed.
-
-use std::sync::LazyLock;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
 use crate::review::lens::Lens;
 use crate::review::snapshot::{CandidateContent, ChangedFile, FileMode, LineCount};
 
+mod builtins;
+mod checkout;
 mod directives;
 mod links;
 mod reasons;
@@ -25,6 +24,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
+use builtins::*;
 use links::Links;
 pub use links::Symlink;
 pub use reasons::{RiskAssessment, RiskReason, UnexplainedRisk};
@@ -56,6 +56,9 @@ pub const POLICY_V7_DOMAIN: Domain = Domain::new("probity/risk-policy/v7");
 /// Domain of `policy_hash` for the built-in policy v8.
 pub const POLICY_V8_DOMAIN: Domain = Domain::new("probity/risk-policy/v8");
 
+/// Domain of `policy_hash` for the built-in policy v9.
+pub const POLICY_V9_DOMAIN: Domain = Domain::new("probity/risk-policy/v9");
+
 /// What the base and candidate trees of a change hold besides its changed
 /// files, which a policy may read: their symbolic links (v4) and the
 /// auto-run configurations whose references it reads (v5), each an
@@ -68,6 +71,10 @@ pub struct TreeInputs<'a> {
     /// [`RiskPolicy::reference_configs`] names, in any order (an absent
     /// one left out).
     pub configs: &'a [RunConfig],
+    /// Both trees' `.gitattributes` files in the root and in every
+    /// directory holding a changed file (v9's `checkout_transforms`), in
+    /// any order (an absent one left out).
+    pub attributes: &'a [RunConfig],
 }
 
 /// The risk tier.
@@ -161,7 +168,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1` to `/v8`.
+    /// The policy's version label, `probity.risk-policy/v1` to `/v9`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -298,6 +305,29 @@ pub struct RiskPolicy {
     /// target passes through it (v8, absent before; red team round 13).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub links_resolved_as_checked_out: bool,
+    /// A changed path is also rated as a case-insensitive file system
+    /// (macOS, Windows) opens it: `.vſcode` is `.vscode` there; a possible
+    /// 8.3 short name (`VSCODE~1`) could be any name
+    /// (`unscanned_content`). Link targets are compared the same way
+    /// (v9, absent before; red team round 14).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paths_folded: bool,
+    /// A link target that leaves the repository may come back in: the
+    /// names after a climb above the root may lead back down to it, any
+    /// tail of an absolute target may be a path from the root (v9).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub link_targets_reenter: bool,
+    /// A configuration's references are matched at every path a changed
+    /// file is rated at (through links, folded), not only its own (v9).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub references_at_aliases: bool,
+    /// Attributes that make a checkout write other bytes than git stores
+    /// (`working-tree-encoding`, `filter`): a changed file one of the
+    /// trees' `.gitattributes` may give one, and a changed
+    /// `.gitattributes` naming one, cannot be shown free of a rule
+    /// (`unscanned_content`; v9, absent before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checkout_transforms: Vec<String>,
     /// Auto-run configurations (`.vscode/tasks.json`,
     /// `.pre-commit-config.yaml`, `.envrc`, at the repository's root) whose
     /// references are read from the base and the candidate tree: a
@@ -362,63 +392,6 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
-const POLICY_V1_JSON: &str = include_str!("../../policy/risk-policy-v1.json");
-const POLICY_V2_JSON: &str = include_str!("../../policy/risk-policy-v2.json");
-const POLICY_V3_JSON: &str = include_str!("../../policy/risk-policy-v3.json");
-const POLICY_V4_JSON: &str = include_str!("../../policy/risk-policy-v4.json");
-const POLICY_V5_JSON: &str = include_str!("../../policy/risk-policy-v5.json");
-const POLICY_V6_JSON: &str = include_str!("../../policy/risk-policy-v6.json");
-const POLICY_V7_JSON: &str = include_str!("../../policy/risk-policy-v7.json");
-const POLICY_V8_JSON: &str = include_str!("../../policy/risk-policy-v8.json");
-
-/// A built-in policy with its digest and its automata, built once.
-struct Builtin {
-    policy: RiskPolicy,
-    hash: Sha256Digest,
-    /// Built the first time the policy classifies (issue 24: a gate
-    /// finding a record's policy by its digest needs the digests of all
-    /// six, not their automata; building them all cost every
-    /// `validate` about 3 ms).
-    scan: std::sync::OnceLock<Scan>,
-}
-
-// The embedded policies are compile-time constants covered by tests; a
-// failure here is a build defect, not user input.
-#[allow(clippy::expect_used)]
-fn builtin(json: &str, domain: Domain) -> Builtin {
-    let policy: RiskPolicy = serde_json::from_str(json).expect("embedded risk policy parses");
-    let hash = canonical_digest(domain, &policy).expect("embedded risk policy is canonical");
-    Builtin {
-        policy,
-        hash,
-        scan: std::sync::OnceLock::new(),
-    }
-}
-
-static POLICY_V1: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V1_JSON, POLICY_DOMAIN));
-static POLICY_V2: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V2_JSON, POLICY_V2_DOMAIN));
-static POLICY_V3: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V3_JSON, POLICY_V3_DOMAIN));
-static POLICY_V4: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V4_JSON, POLICY_V4_DOMAIN));
-static POLICY_V5: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V5_JSON, POLICY_V5_DOMAIN));
-static POLICY_V6: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V6_JSON, POLICY_V6_DOMAIN));
-static POLICY_V7: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V7_JSON, POLICY_V7_DOMAIN));
-static POLICY_V8: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V8_JSON, POLICY_V8_DOMAIN));
-
-/// The built-in policies, oldest first: a state names one of them by its
-/// digest, and the newest derives what a gate checks.
-fn builtins() -> [&'static Builtin; 8] {
-    [
-        &*POLICY_V1,
-        &*POLICY_V2,
-        &*POLICY_V3,
-        &*POLICY_V4,
-        &*POLICY_V5,
-        &*POLICY_V6,
-        &*POLICY_V7,
-        &*POLICY_V8,
-    ]
-}
-
 impl RiskPolicy {
     /// Whether `bytes` (prepared: whitespace removed when the policy says
     /// so) holds any process-spawn pattern: one pass of an automaton
@@ -454,123 +427,6 @@ impl RiskPolicy {
     /// ignores it.
     fn spawn_patterns(&self) -> Vec<String> {
         scan::compared(&self.process_spawn_patterns, self.spawn_ignores_whitespace)
-    }
-
-    /// The built-in policy v1.
-    pub fn v1() -> &'static RiskPolicy {
-        &POLICY_V1.policy
-    }
-
-    /// The canonical digest of the built-in policy v1
-    /// (`probity/risk-policy/v1`).
-    pub fn v1_hash() -> Sha256Digest {
-        POLICY_V1.hash
-    }
-
-    /// The built-in policy v2: v1's rules, and agent-instruction
-    /// directories, agent hooks, code in documents and a spawn scan blind
-    /// to whitespace (D-R114).
-    pub fn v2() -> &'static RiskPolicy {
-        &POLICY_V2.policy
-    }
-
-    /// The canonical digest of the built-in policy v2
-    /// (`probity/risk-policy/v2`).
-    pub fn v2_hash() -> Sha256Digest {
-        POLICY_V2.hash
-    }
-
-    /// The built-in policy v3: v2's rules, and configuration that runs by
-    /// itself (`auto_run_config`) and more agents' instructions and hooks
-    /// (D-R122).
-    pub fn v3() -> &'static RiskPolicy {
-        &POLICY_V3.policy
-    }
-
-    /// The canonical digest of the built-in policy v3
-    /// (`probity/risk-policy/v3`).
-    pub fn v3_hash() -> Sha256Digest {
-        POLICY_V3.hash
-    }
-
-    /// The built-in policy v4: v3's rules, and files reached through
-    /// symbolic links rated at the links' paths, manifests naming a build
-    /// script or a proc-macro, Git LFS pointers (D-R131).
-    pub fn v4() -> &'static RiskPolicy {
-        &POLICY_V4.policy
-    }
-
-    /// The canonical digest of the built-in policy v4
-    /// (`probity/risk-policy/v4`).
-    pub fn v4_hash() -> Sha256Digest {
-        POLICY_V4.hash
-    }
-
-    /// The built-in policy v5: v4's rules, and a content scan that reads
-    /// Rust raw identifiers and joined string literals and rates Python's
-    /// dynamic imports and evaluation, more configuration that runs by
-    /// itself, submodules at a listed directory's name, and files an
-    /// auto-run configuration runs by reference (D-R135).
-    pub fn v5() -> &'static RiskPolicy {
-        &POLICY_V5.policy
-    }
-
-    /// The canonical digest of the built-in policy v5
-    /// (`probity/risk-policy/v5`).
-    pub fn v5_hash() -> Sha256Digest {
-        POLICY_V5.hash
-    }
-
-    /// The built-in policy v6: v5's rules, and a document naming a
-    /// directive that is not listed inert (`.. testcleanup::`,
-    /// `.. ipython::`, `:::{jupyter-execute}`) is `doc_code_block`
-    /// (D-R143).
-    pub fn v6() -> &'static RiskPolicy {
-        &POLICY_V6.policy
-    }
-
-    /// The canonical digest of the built-in policy v6
-    /// (`probity/risk-policy/v6`).
-    pub fn v6_hash() -> Sha256Digest {
-        POLICY_V6.hash
-    }
-
-    /// The built-in policy v7: v6's rules, and a symbolic link is rated
-    /// as the directory it stands for, as a submodule is (a link at
-    /// `.vscode`, `.husky` or `.github`: D-R165).
-    pub fn v7() -> &'static RiskPolicy {
-        &POLICY_V7.policy
-    }
-
-    /// The canonical digest of the built-in policy v7
-    /// (`probity/risk-policy/v7`).
-    pub fn v7_hash() -> Sha256Digest {
-        POLICY_V7.hash
-    }
-
-    /// The built-in policy v8: v7's rules, with links resolved as a
-    /// checkout resolves them (`tools/cur/../vscode` after `tools/cur`
-    /// became a link) and a changed link or submodule rated at every link
-    /// passing through it (D-R167).
-    pub fn v8() -> &'static RiskPolicy {
-        &POLICY_V8.policy
-    }
-
-    /// The canonical digest of the built-in policy v8
-    /// (`probity/risk-policy/v8`).
-    pub fn v8_hash() -> Sha256Digest {
-        POLICY_V8.hash
-    }
-
-    /// The newest built-in policy: what `start` freezes under and what a
-    /// gate derives a record's tier with, whatever policy the record names.
-    pub fn newest() -> &'static RiskPolicy {
-        Self::v8()
-    }
-
-    /// The digest of [`RiskPolicy::newest`].
-    pub fn newest_hash() -> Sha256Digest {
-        Self::v8_hash()
     }
 
     /// The configuration paths whose references this policy reads from a
@@ -672,7 +528,7 @@ impl RiskPolicy {
             authored_lines,
             TreeInputs {
                 links,
-                configs: &[],
+                ..TreeInputs::default()
             },
         )
     }
@@ -708,7 +564,11 @@ impl RiskPolicy {
         let links = if self.symlink_hops == 0 {
             Links::of(&[])
         } else if self.links_resolved_as_checked_out {
-            Links::as_checked_out(links, self.symlink_hops)
+            let rules = links::WalkRules {
+                reenter: self.link_targets_reenter,
+                fold: self.paths_folded,
+            };
+            Links::as_checked_out(links, self.symlink_hops, rules)
         } else {
             Links::of(links)
         };
@@ -718,9 +578,12 @@ impl RiskPolicy {
         if links.unresolved && !files.is_empty() {
             reasons.push(RiskReason::UnscannedContent);
         }
+        let transforms = checkout::Transforms::of(trees.attributes, &self.checkout_transforms);
         let mut medium = Vec::new();
         let mut all_passive = !files.is_empty();
         for f in files {
+            // What a checkout writes where the tree says otherwise (v9).
+            let seen = checkout::seen(self, &transforms, f, &mut reasons);
             if f.executable_bit_changed() {
                 reasons.push(RiskReason::ExecutableBitChange);
             }
@@ -753,11 +616,18 @@ impl RiskPolicy {
             if aliases.beyond_bound {
                 reasons.push(RiskReason::UnscannedContent);
             }
-            if references.names(f.path.as_str()) {
+            let at: Vec<&str> = std::iter::once(f.path.as_str())
+                .chain(seen.as_deref())
+                .chain(aliases.paths.iter().map(String::as_str))
+                .collect();
+            let named = if self.references_at_aliases {
+                at.iter().any(|p| references.names(p))
+            } else {
+                references.names(f.path.as_str())
+            };
+            if named {
                 reasons.push(RiskReason::AutoRunConfig);
             }
-            let at =
-                std::iter::once(f.path.as_str()).chain(aliases.paths.iter().map(String::as_str));
             for path in at {
                 self.rate_path(path, f, &mut reasons);
                 if let Some(cause) = self.not_passive(path, f, doc_code) {

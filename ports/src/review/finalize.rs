@@ -742,7 +742,9 @@ fn measure_fix<G: GitPort>(
         .into_iter()
         .flatten()
         .collect();
-    let configs = super::start::run_configs(git, &[base, &live.candidate_tree])?;
+    let trees = [base, &live.candidate_tree];
+    let configs = super::start::run_configs(git, &trees)?;
+    let attributes = super::start::attribute_files(git, &trees, &whole)?;
     // Core's charging rule: every changed line, a mode change one line.
     Ok(FixMeasurement::measured(
         files,
@@ -751,6 +753,7 @@ fn measure_fix<G: GitPort>(
         probity_core::review::TreeInputs {
             links: &links,
             configs: &configs,
+            attributes: &attributes,
         },
         floor,
     ))

@@ -454,16 +454,18 @@ pub(super) fn policy_floor<G: GitPort + ?Sized>(
 /// What the newest risk policy reads from the observed base and candidate
 /// trees: their symbolic links (D-R131) and the auto-run configurations
 /// whose references it follows (D-R135).
-struct TreeFacts {
-    links: Vec<Symlink>,
-    configs: Vec<RunConfig>,
+pub(crate) struct TreeFacts {
+    pub(crate) links: Vec<Symlink>,
+    pub(crate) configs: Vec<RunConfig>,
+    pub(crate) attributes: Vec<RunConfig>,
 }
 
 impl TreeFacts {
-    fn inputs(&self) -> TreeInputs<'_> {
+    pub(crate) fn inputs(&self) -> TreeInputs<'_> {
         TreeInputs {
             links: &self.links,
             configs: &self.configs,
+            attributes: &self.attributes,
         }
     }
 }
@@ -478,7 +480,63 @@ fn tree_facts<G: GitPort + ?Sized>(
     Ok(TreeFacts {
         links: listed.into_iter().flatten().collect(),
         configs: run_configs(git, &trees)?,
+        attributes: attribute_files(git, &trees, &obs.changed)?,
     })
+}
+
+/// The `.gitattributes` files the newest risk policy reads (v9's
+/// `checkout_transforms`, D-R168): in the root and in every directory
+/// holding one of `changed`, of each of `trees`, read by git's own
+/// lookup (git reads an attributes file as stored, never through a
+/// link), in one request of the object reader, at most
+/// [`RiskPolicy::MAX_CONFIG_BYTES`] of each (a longer one passed as not
+/// complete, which may apply to every file below it).
+pub(crate) fn attribute_files<G: GitPort + ?Sized>(
+    git: &G,
+    trees: &[&TreeId],
+    changed: &[ChangedFile],
+) -> Result<Vec<RunConfig>, ReviewError> {
+    if RiskPolicy::newest().checkout_transforms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut dirs = std::collections::BTreeSet::from([""]);
+    for f in changed {
+        let mut path = f.path.as_str();
+        // Each parent once: a directory already listed has its own.
+        while let Some((dir, _)) = path.rsplit_once('/') {
+            if !dirs.insert(dir) {
+                break;
+            }
+            path = dir;
+        }
+    }
+    let paths: Vec<RepoPath> = dirs
+        .iter()
+        .filter_map(|d| match *d {
+            "" => RepoPath::parse(".gitattributes").ok(),
+            d => RepoPath::parse(format!("{d}/.gitattributes")).ok(),
+        })
+        .collect();
+    let reads: Vec<(&TreeId, &str)> = trees
+        .iter()
+        .flat_map(|tree| paths.iter().map(move |p| (*tree, p.as_str())))
+        .collect();
+    let cap = RiskPolicy::MAX_CONFIG_BYTES;
+    let read = git.read_paths(&reads, cap)?;
+    let mut out = Vec::new();
+    let each = trees.iter().flat_map(|_| paths.iter());
+    for (path, bytes) in each.zip(read) {
+        let Some(mut bytes) = bytes else {
+            continue;
+        };
+        let complete = bytes.len() <= cap;
+        bytes.truncate(cap);
+        out.push(RunConfig {
+            path: path.clone(),
+            content: CandidateContent::Bytes { bytes, complete },
+        });
+    }
+    Ok(out)
 }
 
 /// The auto-run configurations of `trees` whose references the newest

@@ -10,7 +10,7 @@ use probity_core::review::{
     NoteError, RefusedBundle, RepoFacts, ScopeError, check_derivation_in, check_final_tier_in,
     check_scope, import_rank, note_lines, notes_denial, refused_bundles,
 };
-use probity_core::review::{CommitId, LineageId, RunConfig, Symlink, TreeId, TreeInputs};
+use probity_core::review::{ChangedFile, CommitId, LineageId, TreeId};
 use probity_core::review::{FirstRecord, Successor};
 use probity_core::review::{GateDecision, MAX_RANGE_COMMITS, Vouching, published_tips};
 use probity_core::review::{
@@ -236,31 +236,31 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
     for tree in &trees {
         configs.push(super::start::run_configs(git, &[*tree])?);
     }
-    let links = |span: TreeSpan<'_>| -> Vec<Symlink> {
-        trees
-            .iter()
-            .zip(&listed)
-            .filter(|(t, _)| **t == span.from || **t == span.to)
-            .flat_map(|(_, l)| l.iter().cloned())
-            .collect()
-    };
-    let configs = |span: TreeSpan<'_>| -> Vec<RunConfig> {
-        trees
-            .iter()
-            .zip(&configs)
-            .filter(|(t, _)| **t == span.from || **t == span.to)
-            .flat_map(|(_, c)| c.iter().cloned())
-            .collect()
+    // What the newest policy reads of a span's two trees: their links and
+    // configurations (read above), the attributes of its changed files.
+    let facts = |span: TreeSpan<'_>, changed: &[ChangedFile]| {
+        let of = |t: &&TreeId| *t == span.from || *t == span.to;
+        Ok::<_, TransportError>(super::start::TreeFacts {
+            links: trees
+                .iter()
+                .zip(&listed)
+                .filter(|(t, _)| of(t))
+                .flat_map(|(_, l)| l.clone())
+                .collect(),
+            configs: trees
+                .iter()
+                .zip(&configs)
+                .filter(|(t, _)| of(t))
+                .flat_map(|(_, c)| c.clone())
+                .collect(),
+            attributes: super::start::attribute_files(git, &[span.from, span.to], changed)?,
+        })
     };
     for record in present {
         let span = TreeSpan::from(record.state().snapshot());
         let changed = git.diff_files(span)?;
-        let (links, configs) = (links(span), configs(span));
-        let trees = TreeInputs {
-            links: &links,
-            configs: &configs,
-        };
-        check_derivation_in(record, &changed, trees, &prompts)?;
+        let facts = facts(span, &changed)?;
+        check_derivation_in(record, &changed, facts.inputs(), &prompts)?;
     }
     // The leaf's correction tree (here: checked above) is what its
     // approval covers: its tier may not exceed the one the review ran at
@@ -275,12 +275,7 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
                 to: last,
             };
             let corrected = git.diff_files(span)?;
-            let (links, configs) = (links(span), configs(span));
-            let trees = TreeInputs {
-                links: &links,
-                configs: &configs,
-            };
-            check_final_tier_in(record, &corrected, trees)?;
+            check_final_tier_in(record, &corrected, facts(span, &corrected)?.inputs())?;
         }
     }
     Ok(())

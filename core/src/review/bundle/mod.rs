@@ -786,7 +786,7 @@ pub fn check_derivation(
         changed,
         TreeInputs {
             links,
-            configs: &[],
+            ..TreeInputs::default()
         },
         prompts,
     )
@@ -850,7 +850,7 @@ pub fn check_final_tier(
         changed,
         TreeInputs {
             links,
-            configs: &[],
+            ..TreeInputs::default()
         },
     )
 }

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::checkout;
 use crate::review::ids::RepoPath;
 
 /// A symbolic link of a tree (git mode `120000`): its path and its
@@ -46,6 +47,33 @@ pub(super) struct Links {
     /// links followed than the policy's hops, or more than
     /// [`MAX_WALKS`] ways): it could lead anywhere.
     pub(super) unresolved: bool,
+    /// v9: paths compared as a case-insensitive file system compares them
+    /// ([`checkout::folded`]), not by ASCII case alone.
+    fold: bool,
+}
+
+/// How [`Links::as_checked_out`] walks targets: v8's way, and v9's.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct WalkRules {
+    /// v9: a target leaving the repository (absolute, or `..` above the
+    /// root) may come back in: the names after a climb above the root may
+    /// be the way back down to it (`../<clone>/tools`, the clone's own
+    /// directory name), and any tail of an absolute target may be a path
+    /// from the root (`/proc/self/cwd/tools`, `/home/u/src/repo/tools`).
+    pub(super) reenter: bool,
+    /// v9: paths compared as a case-insensitive file system compares them.
+    pub(super) fold: bool,
+}
+
+/// The key a path is compared by: ASCII-lowercased, or under `fold` as a
+/// case-insensitive file system reads it (a possible short name,
+/// [`checkout::folded`]'s `None`, keeps its ASCII-lowercased form: the
+/// rating of the changed file itself says it cannot be shown free).
+fn key(fold: bool, path: &str) -> String {
+    if fold && let Some(f) = checkout::folded(path) {
+        return f;
+    }
+    path.to_ascii_lowercase()
 }
 
 /// The other paths a changed path is reached at through links.
@@ -67,10 +95,10 @@ impl Links {
         for l in links {
             let link = l.path.as_str();
             if let Some(target) = resolve(link, &l.target) {
-                add(&mut by_target, &target, link);
+                add(&mut by_target, target.to_ascii_lowercase(), link);
             }
         }
-        Self::sorted(by_target, BTreeMap::new(), false)
+        Self::sorted(by_target, BTreeMap::new(), false, false)
     }
 
     /// The links of `links` with their targets walked as a checkout walks
@@ -82,11 +110,11 @@ impl Links {
     /// hold what either tree resolves the link to. A walk climbing above
     /// the root, or whose target is absolute, empty or not UTF-8, leads
     /// outside the repository and is dropped.
-    pub(super) fn as_checked_out(links: &[Symlink], hops: u64) -> Self {
+    pub(super) fn as_checked_out(links: &[Symlink], hops: u64, rules: WalkRules) -> Self {
         let mut targets: BTreeMap<String, Vec<&[u8]>> = BTreeMap::new();
         for l in links {
             targets
-                .entry(l.path.as_str().to_ascii_lowercase())
+                .entry(key(rules.fold, l.path.as_str()))
                 .or_default()
                 .push(&l.target);
         }
@@ -94,24 +122,25 @@ impl Links {
         let mut unresolved = false;
         for l in links {
             let link = l.path.as_str();
-            let Some(walked) = walk(link, &l.target, &targets, hops) else {
+            let Some(walked) = walk(link, &l.target, &targets, hops, rules) else {
                 unresolved = true;
                 continue;
             };
             for end in &walked.ends {
-                add(&mut by_target, end, link);
+                add(&mut by_target, key(rules.fold, end), link);
             }
             for passed in &walked.passed {
-                add(&mut passes, passed, link);
+                add(&mut passes, key(rules.fold, passed), link);
             }
         }
-        Self::sorted(by_target, passes, unresolved)
+        Self::sorted(by_target, passes, unresolved, rules.fold)
     }
 
     fn sorted(
         mut by_target: BTreeMap<String, Vec<String>>,
         mut passes: BTreeMap<String, Vec<String>>,
         unresolved: bool,
+        fold: bool,
     ) -> Self {
         for paths in by_target.values_mut().chain(passes.values_mut()) {
             paths.sort();
@@ -121,6 +150,7 @@ impl Links {
             by_target,
             passes,
             unresolved,
+            fold,
         }
     }
 
@@ -132,13 +162,12 @@ impl Links {
     /// `q` seen through each link whose target is `q` or a directory
     /// holding it: the link's path, joined with the rest under a directory.
     fn through(&self, q: &str) -> Vec<String> {
-        let lower = q.to_ascii_lowercase();
         let ends = std::iter::once(0)
-            .chain(lower.match_indices('/').map(|(i, _)| i))
-            .chain(std::iter::once(lower.len()));
+            .chain(q.match_indices('/').map(|(i, _)| i))
+            .chain(std::iter::once(q.len()));
         let mut out = Vec::new();
         for end in ends {
-            let Some(links) = self.by_target.get(&lower[..end]) else {
+            let Some(links) = self.by_target.get(&key(self.fold, &q[..end])) else {
                 continue;
             };
             for link in links {
@@ -154,7 +183,7 @@ impl Links {
     /// The links whose target is walked through `q` (v8).
     fn passing(&self, q: &str) -> &[String] {
         self.passes
-            .get(&q.to_ascii_lowercase())
+            .get(&key(self.fold, q))
             .map_or(&[], Vec::as_slice)
     }
 
@@ -204,10 +233,8 @@ impl Links {
     }
 }
 
-fn add(map: &mut BTreeMap<String, Vec<String>>, key: &str, link: &str) {
-    map.entry(key.to_ascii_lowercase())
-        .or_default()
-        .push(link.to_string());
+fn add(map: &mut BTreeMap<String, Vec<String>>, key: String, link: &str) {
+    map.entry(key).or_default().push(link.to_string());
 }
 
 /// A target's components, or `None` for an absolute, empty or non-UTF-8
@@ -220,6 +247,36 @@ fn components(target: &[u8]) -> Option<Vec<&str>> {
     Some(target.split('/').collect())
 }
 
+/// The ways a walk of `target` from the directory `at` starts: one for a
+/// relative target; under `reenter`, one from the root for each tail of
+/// an absolute target's components; none for a target that cannot lead
+/// inside.
+fn starts<'a>(target: &'a [u8], at: Vec<&'a str>, followed: u64, reenter: bool) -> Vec<Way<'a>> {
+    if let Some(parts) = components(target) {
+        return vec![Way {
+            at,
+            rest: parts.into_iter().rev().collect(),
+            followed,
+            outside: 0,
+        }];
+    }
+    let absolute = std::str::from_utf8(target)
+        .ok()
+        .filter(|t| reenter && t.starts_with('/') && !t.contains('\0'));
+    let Some(absolute) = absolute else {
+        return Vec::new();
+    };
+    let parts: Vec<&str> = absolute.split('/').filter(|c| !c.is_empty()).collect();
+    (0..parts.len())
+        .map(|i| Way {
+            at: Vec::new(),
+            rest: parts[i..].iter().rev().copied().collect(),
+            followed,
+            outside: 0,
+        })
+        .collect()
+}
+
 /// Where one link's target is walked to (v8): each end inside the
 /// repository, and each path the walks pass.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -229,11 +286,13 @@ struct Walked {
 }
 
 /// One way of walking a target: the directory reached, the components
-/// still to walk (the next last), the links followed so far.
+/// still to walk (the next last), the links followed so far, and (v9) how
+/// many levels above the root the walk is.
 struct Way<'a> {
     at: Vec<&'a str>,
     rest: Vec<&'a str>,
     followed: u64,
+    outside: usize,
 }
 
 /// The target of the link at `link` walked as a checkout walks it
@@ -244,27 +303,32 @@ fn walk<'a>(
     target: &'a [u8],
     links: &BTreeMap<String, Vec<&'a [u8]>>,
     hops: u64,
+    rules: WalkRules,
 ) -> Option<Walked> {
     let mut out = Walked::default();
-    let Some(first) = components(target) else {
-        return Some(out);
-    };
     let mut at: Vec<&str> = link.split('/').collect();
     at.pop();
-    let mut ways = vec![Way {
-        at,
-        rest: first.into_iter().rev().collect(),
-        followed: 0,
-    }];
-    let mut started = 1;
+    let mut ways = starts(target, at, 0, rules.reenter);
+    let mut started = ways.len();
+    if started > MAX_WALKS {
+        return None;
+    }
     'ways: while let Some(mut way) = ways.pop() {
         while let Some(c) = way.rest.pop() {
             match c {
                 "" | "." => continue,
                 ".." => {
                     if way.at.pop().is_none() {
-                        continue 'ways;
+                        if !rules.reenter {
+                            continue 'ways;
+                        }
+                        way.outside += 1;
                     }
+                    continue;
+                }
+                // Above the root, a name may be the way back down.
+                _ if way.outside > 0 => {
+                    way.outside -= 1;
                     continue;
                 }
                 name => way.at.push(name),
@@ -273,31 +337,30 @@ fn walk<'a>(
             // A link met before a `..` is left by the `..` as the kernel
             // leaves it: from where its own target leads.
             let followed = if way.rest.contains(&"..") {
-                links.get(&here.to_ascii_lowercase())
+                links.get(&key(rules.fold, &here))
             } else {
                 None
             };
             out.passed.push(here);
             for t in followed.into_iter().flatten() {
-                if way.followed == hops || started == MAX_WALKS {
+                if way.followed == hops {
                     return None;
                 }
-                let Some(parts) = components(t) else {
-                    continue;
-                };
                 let mut from = way.at.clone();
                 from.pop();
-                let mut rest = way.rest.clone();
-                rest.extend(parts.into_iter().rev());
-                ways.push(Way {
-                    at: from,
-                    rest,
-                    followed: way.followed + 1,
-                });
-                started += 1;
+                for mut next in starts(t, from, way.followed + 1, rules.reenter) {
+                    next.rest.splice(0..0, way.rest.iter().copied());
+                    ways.push(next);
+                    started += 1;
+                    if started > MAX_WALKS {
+                        return None;
+                    }
+                }
             }
         }
-        out.ends.push(way.at.join("/"));
+        if way.outside == 0 {
+            out.ends.push(way.at.join("/"));
+        }
     }
     Some(out)
 }
@@ -417,7 +480,7 @@ mod tests {
     }
 
     fn checked_out(links: &[Symlink], path: &str, moved: bool) -> Vec<String> {
-        let links = Links::as_checked_out(links, 8);
+        let links = Links::as_checked_out(links, 8, WalkRules::default());
         assert!(!links.unresolved);
         links.aliases(path, 8, moved).paths
     }
@@ -485,13 +548,52 @@ mod tests {
     #[test]
     fn a_walk_beyond_the_bounds_is_unresolved() {
         let looped = [link("a", "a/../x")];
-        assert!(Links::as_checked_out(&looped, 8).unresolved);
+        assert!(Links::as_checked_out(&looped, 8, WalkRules::default()).unresolved);
         let out = [link("a", "../x"), link("b", "/etc"), link("c", "")];
-        let links = Links::as_checked_out(&out, 8);
+        let links = Links::as_checked_out(&out, 8, WalkRules::default());
         assert!(!links.unresolved && links.is_empty());
         // Sixteen links, each met before a `..`: more ways than allowed.
         let mut wide: Vec<Symlink> = (0..16).map(|i| link("d", &format!("e{i}"))).collect();
         wide.push(link("x", "d/../d/../d/../y"));
-        assert!(Links::as_checked_out(&wide, 8).unresolved);
+        assert!(Links::as_checked_out(&wide, 8, WalkRules::default()).unresolved);
+    }
+
+    /// Red team round 14, 02 (D-R168): `../<clone>/tools/vscode` climbs
+    /// out of the repository and comes back in through the clone's own
+    /// directory name; an absolute target may end inside it. v9 takes
+    /// the names after a climb as the way back, and any tail of an
+    /// absolute target as a path from the root.
+    #[test]
+    fn a_target_leaving_the_repository_may_come_back_in() {
+        let v9 = WalkRules {
+            reenter: true,
+            fold: true,
+        };
+        let at = |links: &[Symlink], path: &str, rules: WalkRules| {
+            Links::as_checked_out(links, 8, rules)
+                .aliases(path, 8, false)
+                .paths
+        };
+        let climbing = [link(".vscode", "../server/tools/vscode")];
+        assert_eq!(
+            at(&climbing, "tools/vscode/tasks.json", v9),
+            [".vscode/tasks.json"]
+        );
+        assert!(at(&climbing, "tools/vscode/tasks.json", WalkRules::default()).is_empty());
+        let deep = [link("a/b", "../../../x/y/tools")];
+        assert_eq!(at(&deep, "tools/t.json", v9), ["a/b/t.json"]);
+        let absolute = [link(".vscode", "/proc/self/cwd/tools/vscode")];
+        assert_eq!(
+            at(&absolute, "tools/vscode/tasks.json", v9),
+            [".vscode/tasks.json"]
+        );
+        // Climbing out for good: no way back in names nothing.
+        assert!(at(&[link("l", "../..")], "x", v9).is_empty());
+        // Folded: `toolſ` is `tools` on a case-insensitive file system.
+        let folded = [link(".vscode", "toolſ/vscode")];
+        assert_eq!(
+            at(&folded, "tools/vscode/tasks.json", v9),
+            [".vscode/tasks.json"]
+        );
     }
 }

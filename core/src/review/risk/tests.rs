@@ -1,6 +1,7 @@
 //! The classifier's rules, with plain values.
 use super::scan::matcher;
 use super::*;
+use crate::canonical::canonical_digest;
 use crate::review::ids::RepoPath;
 use crate::review::snapshot::LineCount;
 
@@ -1306,6 +1307,7 @@ fn v5_rates_a_file_an_auto_run_configuration_runs_by_reference() {
     let trees = TreeInputs {
         links: &[],
         configs: &configs,
+        attributes: &[],
     };
     let auto = (RiskLevel::High, vec![RiskReason::AutoRunConfig]);
     for path in [
@@ -1668,8 +1670,6 @@ fn v8_resolves_links_as_a_checkout_does() {
         ("v8", POLICY_V8_DOMAIN),
         &older,
     );
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v8_hash());
-    assert!(std::ptr::eq(RiskPolicy::newest(), v8));
     assert!(older.iter().all(|(p, _)| !p.links_resolved_as_checked_out));
     let mut same = v8.clone();
     same.schema = v7.schema.clone();
@@ -1739,4 +1739,136 @@ fn v8_resolves_links_as_a_checkout_does() {
         rate(v8, &[doc], &looped),
         (RiskLevel::High, vec![RiskReason::UnscannedContent])
     );
+}
+
+/// Red team round 14 (D-R168): what a checkout writes where the tree says
+/// otherwise. v9 rates a path as a case-insensitive file system opens it
+/// (01), lets a link target leaving the repository come back in (02),
+/// matches a configuration's references at every path a file is rated at,
+/// and cannot show free of a rule a file an attribute re-encodes or
+/// filters (07). v9 is v8 with those fields: nothing else differs.
+#[test]
+fn v9_rates_what_a_checkout_writes() {
+    let (v8, v9) = (RiskPolicy::v8(), RiskPolicy::v9());
+    let older = [
+        (RiskPolicy::v1(), POLICY_V1_JSON),
+        (RiskPolicy::v2(), POLICY_V2_JSON),
+        (RiskPolicy::v3(), POLICY_V3_JSON),
+        (RiskPolicy::v4(), POLICY_V4_JSON),
+        (RiskPolicy::v5(), POLICY_V5_JSON),
+        (RiskPolicy::v6(), POLICY_V6_JSON),
+        (RiskPolicy::v7(), POLICY_V7_JSON),
+        (v8, POLICY_V8_JSON),
+    ];
+    follows(
+        (v8, RiskPolicy::v8_hash()),
+        (v9, RiskPolicy::v9_hash()),
+        ("v9", POLICY_V9_DOMAIN),
+        &older,
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v9_hash());
+    assert!(std::ptr::eq(RiskPolicy::newest(), v9));
+    assert!(older.iter().all(|(p, _)| !p.paths_folded
+        && !p.link_targets_reenter
+        && !p.references_at_aliases
+        && p.checkout_transforms.is_empty()));
+    let mut same = v9.clone();
+    same.schema = v8.schema.clone();
+    same.paths_folded = false;
+    same.link_targets_reenter = false;
+    same.references_at_aliases = false;
+    same.checkout_transforms.clear();
+    assert_eq!(&same, v8);
+    let task = |path: &str| file(path, None, R, b"{}");
+    let rate = |p: &RiskPolicy, files: &[ChangedFile], trees: TreeInputs<'_>| {
+        let a = p.classify_in(files, 1, trees);
+        (a.level(), a.reasons().to_vec())
+    };
+    let none = TreeInputs::default();
+    // 01: look-alikes a folding file system opens as listed paths.
+    for path in [
+        ".vſcode/tasks.json",
+        ".vscode./tasks.json",
+        ".claude/ſettings.json",
+        ".huſky/pre-commit",
+        "VSCODE~1/tasks.json",
+    ] {
+        assert_eq!(rate(v9, &[task(path)], none).0, RiskLevel::High, "{path}");
+        assert_eq!(rate(v8, &[task(path)], none).0, RiskLevel::Medium, "{path}");
+    }
+    // 02: a target climbing out and back in through the clone's name.
+    let sym = |path: &str, target: &str| Symlink {
+        path: RepoPath::parse(path).unwrap(),
+        target: target.as_bytes().to_vec(),
+    };
+    let out_and_in = [sym(".vscode", "../server/tools/vscode")];
+    let links = TreeInputs {
+        links: &out_and_in,
+        ..TreeInputs::default()
+    };
+    let added = [task("tools/vscode/tasks.json")];
+    assert_eq!(rate(v9, &added, links).0, RiskLevel::High);
+    assert_eq!(rate(v8, &added, links).0, RiskLevel::Medium);
+    // References through a link: the task runs `tools/build.py`, and
+    // `tools` links to `scripts`; and through folding, `toolſ/build.py`.
+    let tasks =
+        br#"{"tasks":[{"command":"python3 tools/build.py","runOptions":{"runOn":"folderOpen"}}]}"#;
+    let configs = [crate::review::fixtures::run_config(
+        ".vscode/tasks.json",
+        std::str::from_utf8(tasks).unwrap(),
+    )];
+    let linked = [sym("tools", "scripts")];
+    let trees = TreeInputs {
+        links: &linked,
+        configs: &configs,
+        attributes: &[],
+    };
+    for path in ["scripts/build.py", "toolſ/build.py"] {
+        let edit = [file(path, R, R, b"print(1)\n")];
+        let (level, reasons) = rate(v9, &edit, trees);
+        assert_eq!(level, RiskLevel::High, "{path}");
+        assert!(reasons.contains(&RiskReason::AutoRunConfig), "{reasons:?}");
+        assert_eq!(rate(v8, &edit, trees).0, RiskLevel::Medium, "{path}");
+    }
+    // 07: attributes that re-encode or filter what a checkout writes.
+    let attributes = [crate::review::fixtures::run_config(
+        ".gitattributes",
+        "src/*.py working-tree-encoding=UTF-16LE\n*.bin filter=crypt\n*.md text\n",
+    )];
+    let trees = TreeInputs {
+        attributes: &attributes,
+        ..TreeInputs::default()
+    };
+    for (path, transformed) in [
+        ("src/run.py", true),
+        ("a.bin", true),
+        ("README.md", false),
+        ("src/x/run.py", false),
+    ] {
+        let edit = [file(path, R, R, b"x\n")];
+        let (level, reasons) = rate(v9, &edit, trees);
+        assert_eq!(
+            reasons.contains(&RiskReason::UnscannedContent),
+            transformed,
+            "{path}: {level:?} {reasons:?}"
+        );
+        assert!(
+            !rate(v8, &edit, trees)
+                .1
+                .contains(&RiskReason::UnscannedContent)
+        );
+    }
+    let mut changed = file(".gitattributes", R, R, b"*.md text\n");
+    changed.base_content = CandidateContent::Bytes {
+        bytes: b"*.rc working-tree-encoding=UTF-16LE\n".to_vec(),
+        complete: true,
+    };
+    assert_eq!(
+        rate(v9, std::slice::from_ref(&changed), none),
+        (RiskLevel::High, vec![RiskReason::UnscannedContent])
+    );
+    assert_eq!(rate(v8, &[changed], none).0, RiskLevel::Medium);
+    // An ordinary change is rated as under v8.
+    let plain = [file("src/lib.rs", R, R, b"pub fn f() {}\n")];
+    assert_eq!(rate(v9, &plain, none), rate(v8, &plain, none));
 }
