@@ -517,14 +517,32 @@ pub(crate) fn attribute_files<G: GitPort + ?Sized>(
             d => RepoPath::parse(format!("{d}/.gitattributes")).ok(),
         })
         .collect();
+    read_capped(git, trees, &paths, false)
+}
+
+/// Each of `paths` of each of `trees` (the trees' order, then the
+/// paths'), in one request of [`GitPort::read_paths`] (or, with
+/// `followed`, [`GitPort::read_paths_followed`]), at most
+/// [`RiskPolicy::MAX_CONFIG_BYTES`] of each (a longer one not complete);
+/// an absent one left out.
+fn read_capped<G: GitPort + ?Sized>(
+    git: &G,
+    trees: &[&TreeId],
+    paths: &[RepoPath],
+    followed: bool,
+) -> Result<Vec<RunConfig>, ReviewError> {
+    let cap = RiskPolicy::MAX_CONFIG_BYTES;
     let reads: Vec<(&TreeId, &str)> = trees
         .iter()
         .flat_map(|tree| paths.iter().map(move |p| (*tree, p.as_str())))
         .collect();
-    let cap = RiskPolicy::MAX_CONFIG_BYTES;
-    let read = git.read_paths(&reads, cap)?;
-    let mut out = Vec::new();
+    let read = if followed {
+        git.read_paths_followed(&reads, cap)?
+    } else {
+        git.read_paths(&reads, cap)?
+    };
     let each = trees.iter().flat_map(|_| paths.iter());
+    let mut out = Vec::new();
     for (path, bytes) in each.zip(read) {
         let Some(mut bytes) = bytes else {
             continue;
@@ -549,33 +567,14 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
     git: &G,
     trees: &[&TreeId],
 ) -> Result<Vec<RunConfig>, ReviewError> {
-    let cap = RiskPolicy::MAX_CONFIG_BYTES;
     // The policy's own paths, all valid repository paths.
-    let names: Vec<(&str, RepoPath)> = RiskPolicy::newest()
+    let paths: Vec<RepoPath> = RiskPolicy::newest()
         .reference_configs()
         .iter()
-        .filter_map(|name| Some((name.as_ref(), RepoPath::parse(name).ok()?)))
-        .collect();
-    let reads: Vec<(&TreeId, &str)> = trees
-        .iter()
-        .flat_map(|tree| names.iter().map(move |(name, _)| (*tree, *name)))
+        .filter_map(|name| RepoPath::parse(name).ok())
         .collect();
     // As the tools that run them read them: through the trees' links.
-    let read = git.read_paths_followed(&reads, cap)?;
-    let paths = trees.iter().flat_map(|_| names.iter().map(|(_, p)| p));
-    let mut out = Vec::new();
-    for (path, bytes) in paths.zip(read) {
-        let Some(mut bytes) = bytes else {
-            continue;
-        };
-        let complete = bytes.len() <= cap;
-        bytes.truncate(cap);
-        out.push(RunConfig {
-            path: path.clone(),
-            content: CandidateContent::Bytes { bytes, complete },
-        });
-    }
-    Ok(out)
+    read_capped(git, trees, &paths, true)
 }
 
 /// What start (and recover) derive from the live observation and the

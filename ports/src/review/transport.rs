@@ -239,20 +239,9 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
     // What the newest policy reads of a span's two trees: their links and
     // configurations (read above), the attributes of its changed files.
     let facts = |span: TreeSpan<'_>, changed: &[ChangedFile]| {
-        let of = |t: &&TreeId| *t == span.from || *t == span.to;
         Ok::<_, TransportError>(super::start::TreeFacts {
-            links: trees
-                .iter()
-                .zip(&listed)
-                .filter(|(t, _)| of(t))
-                .flat_map(|(_, l)| l.clone())
-                .collect(),
-            configs: trees
-                .iter()
-                .zip(&configs)
-                .filter(|(t, _)| of(t))
-                .flat_map(|(_, c)| c.clone())
-                .collect(),
+            links: of_span(&trees, &listed, span),
+            configs: of_span(&trees, &configs, span),
             attributes: super::start::attribute_files(git, &[span.from, span.to], changed)?,
         })
     };
@@ -279,6 +268,17 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
         }
     }
     Ok(())
+}
+
+/// What `per_tree` (one list for each of `trees`) holds for the two trees
+/// of `span`.
+fn of_span<T: Clone>(trees: &[&TreeId], per_tree: &[Vec<T>], span: TreeSpan<'_>) -> Vec<T> {
+    trees
+        .iter()
+        .zip(per_tree)
+        .filter(|(t, _)| **t == span.from || **t == span.to)
+        .flat_map(|(_, l)| l.iter().cloned())
+        .collect()
 }
 
 /// Parses and fully verifies bundle bytes, then checks them against this
