@@ -242,10 +242,11 @@ fn main() {
         ("v7", RiskPolicy::v7()),
         ("v8", RiskPolicy::v8()),
         ("v9", RiskPolicy::v9()),
+        ("v10", RiskPolicy::v10()),
     ];
     let mut digest = Fnv::default();
-    println!("| content | v1 | v2 | v3 | v4 | v5 | v6 | v7 | v8 | v9 |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| content | v1 | v2 | v3 | v4 | v5 | v6 | v7 | v8 | v9 | v10 |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, files, links, configs) in &cases {
         let mut row = format!("| {name} |");
         let trees = TreeInputs {

@@ -277,6 +277,16 @@ fn the_builtin_policy_v9_its_digest_and_an_approval_under_it() {
     approved_under(v9, hash, "policy_v9");
 }
 
+/// v10's document and digest (D-R169; v1's to v9's above keep theirs),
+/// and the parser scenario approved under it.
+#[test]
+fn the_builtin_policy_v10_its_digest_and_an_approval_under_it() {
+    let (v10, hash) = (RiskPolicy::v10(), RiskPolicy::v10_hash());
+    let document = format!("{hash}\n{}", text(canonical_bytes(v10).unwrap()));
+    insta::assert_snapshot!("risk_policy_v10", document);
+    approved_under(v10, hash, "policy_v10");
+}
+
 /// D-R128: the state and bundle schemas' second revision (what `probity
 /// schema state` and `bundle` print) accepts the reasons v2 and v3 give
 /// and a repository policy's `policy_floor:<rule>`; the first revision,

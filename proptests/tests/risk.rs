@@ -2,8 +2,8 @@
 //! put into content never hides a process spawn from v2, v2 never rates a
 //! change lower than v1 and v3 never lower than v2; v4 never lower than
 //! v3, v5 never lower than v4, v6 never lower than v5, v7 never lower
-//! than v6, v8 never lower than v7 and v9 never lower than v8, whatever
-//! links,
+//! than v6, v8 never lower than v7, v9 never lower than v8 and v10 never
+//! lower than v9, whatever links,
 //! submodules and auto-run configurations the trees hold (D-R131, D-R135,
 //! D-R143). And v8 (D-R167) against a plain model of a checkout's path
 //! walk: a task file a tree's `.vscode/tasks.json` reaches through any
@@ -288,6 +288,9 @@ proptest! {
         // references at aliases and checkout transforms.
         let v9 = RiskPolicy::v9().classify_in(&files, 1, trees).level();
         prop_assert!(rank(v9) >= rank(v8), "v8 {v8:?}, v9 {v9:?}");
+        // v10 (D-R169) only adds a transform and unread configurations.
+        let v10 = RiskPolicy::v10().classify_in(&files, 1, trees).level();
+        prop_assert!(rank(v10) >= rank(v9), "v9 {v9:?}, v10 {v10:?}");
     }
 }
 
@@ -383,7 +386,7 @@ proptest! {
         };
         prop_assume!(can_hold(&links, &at) && RepoPath::parse(&at).is_ok());
         let task = file(&at, b"{}");
-        for p in [RiskPolicy::v8(), RiskPolicy::v9()] {
+        for p in [RiskPolicy::v8(), RiskPolicy::v9(), RiskPolicy::v10()] {
             let a = p.classify_linked(std::slice::from_ref(&task), 1, &symlinks(&links));
             prop_assert_eq!(a.level(), RiskLevel::High, "{:?} at {}", links, at);
         }
@@ -437,7 +440,7 @@ proptest! {
             changed.content = CandidateContent::Absent;
         }
         let both = [symlinks(&base), symlinks(&cand)].concat();
-        for p in [RiskPolicy::v8(), RiskPolicy::v9()] {
+        for p in [RiskPolicy::v8(), RiskPolicy::v9(), RiskPolicy::v10()] {
         let a = p.classify_linked(std::slice::from_ref(&changed), 1, &both);
         prop_assert_eq!(
             a.level(),
@@ -450,10 +453,10 @@ proptest! {
 
     /// A listed path with letters swapped for ones a case-insensitive file
     /// system folds onto them (`ſ` for `s`, `ı` for `i`, `K` for `k`,
-    /// upper case), a trailing dot or space, is rated under v9 as the
+    /// upper case), a trailing dot or space, is rated under v9 and later as the
     /// path itself is.
     #[test]
-    fn v9_rates_a_folded_lookalike_as_the_path(
+    fn a_folded_lookalike_is_rated_as_the_path(
         at in 0..LOOKALIKE_OF.len(),
         swaps in prop::collection::vec(any::<prop::sample::Index>(), 0..4),
         trail in prop::sample::select(vec!["", ".", " ", ". "]),
@@ -470,8 +473,8 @@ proptest! {
             };
         }
         let look = format!("{}{trail}", chars.concat());
-        let real = RiskPolicy::v9().classify(&[file(path, b"x")], 1);
-        let alike = RiskPolicy::v9().classify(&[file(&look, b"x")], 1);
+        let real = RiskPolicy::v10().classify(&[file(path, b"x")], 1);
+        let alike = RiskPolicy::v10().classify(&[file(&look, b"x")], 1);
         prop_assert_eq!(alike.level(), real.level(), "{} as {}", look, path);
     }
 }

@@ -799,3 +799,83 @@ fn a_script_a_task_runs_through_a_linked_directory_needs_the_maintainer() {
     let (lineage, started, _) = t.review_commit("build");
     high_yet_agent_alone_is_refused(&t, &lineage, &started);
 }
+
+/// Red team round 15, 03 (D-R169): `export-subst` makes `git archive`
+/// (a forge's source download, what pip fetches) write the commit's
+/// message where a file says `$Format:%B$`: no rule reads a message. The
+/// attribute is high, as a re-encoding one is.
+#[test]
+fn an_attribute_an_archive_expands_is_high() {
+    let t = Team::new();
+    t.f.write(".gitattributes", "src/*.py export-subst\n")
+        .unwrap();
+    t.f.write("src/run.py", "$Format:%B$\n").unwrap();
+    let (lineage, started, _) = t.review_commit("version stamp");
+    assert_risk(&started, "high", "unscanned_content");
+    let landed = t.server_main();
+    t.sign(&t.agent, &lineage);
+    t.push_denied("roles_unmet");
+    assert_eq!(t.server_main(), landed);
+}
+
+/// Red team round 15, 02 (D-R169): with an approved attribute line whose
+/// pattern holds a bracket expression git reads otherwise than v9's first
+/// matcher did (`[[:alpha:]]`, `[!]]`, `[\]u]`), a file under it stored
+/// re-encoded was medium. Such a pattern may match every path now.
+#[test]
+fn a_file_under_an_approved_bracket_pattern_cannot_be_shown_free() {
+    for pattern in [r"lib/*.[[:alpha:]]y", r"lib/r[!]]n.py", r"lib/r[\]u]n.py"] {
+        let t = Team::new();
+        t.f.write(
+            ".gitattributes",
+            format!("{pattern} working-tree-encoding=UTF-16LE\n"),
+        )
+        .unwrap();
+        let (lineage, _, c) = t.review_commit("encodings");
+        t.sign(&t.agent, &lineage);
+        t.signed_lands(&t.alice, &lineage, c);
+        t.f.write("lib/run.py", "import os; os.system(\"id\")  ")
+            .unwrap();
+        let (lineage, started, _) = t.review_commit("run");
+        assert_risk(&started, "high", "unscanned_content");
+        let landed = t.server_main();
+        t.sign(&t.agent, &lineage);
+        t.push_denied("roles_unmet");
+        assert_eq!(t.server_main(), landed, "{pattern}");
+    }
+}
+
+/// Red team round 15, 05 (D-R169): an approved `.vscode ->
+/// /proc/self/cwd/tools/vscode` (a process at the repository's root
+/// resolves it into the checkout) with a task there: the configuration
+/// read through links cannot follow an absolute target, so the script the
+/// task runs was medium to edit. A configuration behind such a link is
+/// taken as unread: every changed file may be one it names.
+#[test]
+fn a_script_a_task_behind_an_absolute_link_runs_needs_the_maintainer() {
+    let t = Team::new();
+    t.f.write("tools/build.py", "print('build')\n").unwrap();
+    task_at(&t, "tools/vscode/tasks.json");
+    std::os::unix::fs::symlink("/proc/self/cwd/tools/vscode", t.f.root().join(".vscode")).unwrap();
+    let (lineage, _, c) = t.review_commit("editor link");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("tools/build.py", "import os\n").unwrap();
+    let (lineage, started, _) = t.review_commit("build");
+    high_yet_agent_alone_is_refused(&t, &lineage, &started);
+}
+
+/// Red team round 15, 04 (D-R169): full case folding (ext4's casefold,
+/// APFS) turns `ﬁ` into `fi` and `ß` into `ss`: `.pre-commit-conﬁg.yaml`
+/// is the pre-commit configuration there.
+#[test]
+fn a_lookalike_by_full_case_folding_is_rated_as_the_path() {
+    let t = Team::new();
+    t.f.write(
+        ".pre-commit-conﬁg.yaml",
+        "repos:\n- repo: local\n  hooks:\n  - id: x\n    entry: ./x.sh\n",
+    )
+    .unwrap();
+    let (lineage, started, _) = t.review_commit("hooks");
+    high_yet_agent_alone_is_refused(&t, &lineage, &started);
+}

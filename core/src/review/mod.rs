@@ -187,8 +187,8 @@ pub use report::{
 pub use risk::{
     DirectiveRule, GoldenRule, ManifestKeysRule, POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN,
     POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, POLICY_V6_DOMAIN, POLICY_V7_DOMAIN, POLICY_V8_DOMAIN,
-    POLICY_V9_DOMAIN, RiskAssessment, RiskLevel, RiskPolicy, RiskReason, RunConfig, ScriptsRule,
-    Symlink, TreeInputs, UnexplainedRisk, authored_lines, select_lenses,
+    POLICY_V9_DOMAIN, POLICY_V10_DOMAIN, RiskAssessment, RiskLevel, RiskPolicy, RiskReason,
+    RunConfig, ScriptsRule, Symlink, TreeInputs, UnexplainedRisk, authored_lines, select_lenses,
 };
 pub use roles::{
     BindError, FixerHandoff, HandedFinding, MAX_TRANSCRIPT_BYTES, RoleContext, RoleError,

@@ -1,9 +1,10 @@
 //! Risk classification from a versioned, hashed policy (R2.4–R2.6).
 //!
-//! The policy is data (`core/policy/risk-policy-v1.json` to `-v9.json`,
+//! The policy is data (`core/policy/risk-policy-v1.json` to `-v10.json`,
 //! embedded); `policy_hash` is its canonical digest. `start` freezes under
 //! the newest, and a gate derives with the newest whatever a record names
-//! (D-R114, D-R122, D-R131, D-R135, D-R143, D-R165, D-R167, D-R168). The tier is always explained by the
+//! (D-R114, D-R122, D-R131, D-R135, D-R143, D-R165, D-R167, D-R168,
+//! D-R169). The tier is always explained by the
 //! reason codes it reports, and [`RiskAssessment::new`] refuses a tier the
 //! reasons do not imply: the classifier fails closed.
 
@@ -58,6 +59,9 @@ pub const POLICY_V8_DOMAIN: Domain = Domain::new("probity/risk-policy/v8");
 
 /// Domain of `policy_hash` for the built-in policy v9.
 pub const POLICY_V9_DOMAIN: Domain = Domain::new("probity/risk-policy/v9");
+
+/// Domain of `policy_hash` for the built-in policy v10.
+pub const POLICY_V10_DOMAIN: Domain = Domain::new("probity/risk-policy/v10");
 
 /// What the base and candidate trees of a change hold besides its changed
 /// files, which a policy may read: their symbolic links (v4) and the
@@ -168,7 +172,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1` to `/v9`.
+    /// The policy's version label, `probity.risk-policy/v1` to `/v10`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -328,6 +332,12 @@ pub struct RiskPolicy {
     /// (`unscanned_content`; v9, absent before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub checkout_transforms: Vec<String>,
+    /// A configuration whose path meets a link with an absolute target
+    /// (`.vscode -> /proc/self/cwd/tools/vscode`) cannot be read from the
+    /// trees: it is taken as not read whole, so every changed file may be
+    /// one it names (v10, absent before; red team round 15).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub configs_behind_absolute_links_unread: bool,
     /// Auto-run configurations (`.vscode/tasks.json`,
     /// `.pre-commit-config.yaml`, `.envrc`, at the repository's root) whose
     /// references are read from the base and the candidate tree: a
@@ -545,7 +555,7 @@ impl RiskPolicy {
         trees: TreeInputs<'_>,
     ) -> RiskAssessment {
         let links = trees.links;
-        let references = if self.auto_run_reference_configs.is_empty() {
+        let mut references = if self.auto_run_reference_configs.is_empty() {
             References::default()
         } else {
             References::of(trees.configs, &self.auto_run_reference_configs)
@@ -572,6 +582,14 @@ impl RiskPolicy {
         } else {
             Links::of(links)
         };
+        if self.configs_behind_absolute_links_unread
+            && self
+                .auto_run_reference_configs
+                .iter()
+                .any(|c| links.meets_absolute(c, self.symlink_hops))
+        {
+            references.mark_unread();
+        }
         // A link whose target could not be walked within the bound could
         // lead anywhere (v8).
         let mut reasons = Vec::new();

@@ -1,5 +1,5 @@
 //! The built-in risk policies (`core/policy/risk-policy-v1.json` to
-//! `-v9.json`, embedded): each parsed and hashed once, its automata built
+//! `-v10.json`, embedded): each parsed and hashed once, its automata built
 //! on first use, and the accessors naming each version and the newest.
 
 use std::sync::LazyLock;
@@ -7,7 +7,8 @@ use std::sync::LazyLock;
 use super::scan::Scan;
 use super::{
     POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, POLICY_V4_DOMAIN, POLICY_V5_DOMAIN,
-    POLICY_V6_DOMAIN, POLICY_V7_DOMAIN, POLICY_V8_DOMAIN, POLICY_V9_DOMAIN, RiskPolicy,
+    POLICY_V6_DOMAIN, POLICY_V7_DOMAIN, POLICY_V8_DOMAIN, POLICY_V9_DOMAIN, POLICY_V10_DOMAIN,
+    RiskPolicy,
 };
 use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
@@ -21,6 +22,7 @@ pub(super) const POLICY_V6_JSON: &str = include_str!("../../../policy/risk-polic
 pub(super) const POLICY_V7_JSON: &str = include_str!("../../../policy/risk-policy-v7.json");
 pub(super) const POLICY_V8_JSON: &str = include_str!("../../../policy/risk-policy-v8.json");
 pub(super) const POLICY_V9_JSON: &str = include_str!("../../../policy/risk-policy-v9.json");
+pub(super) const POLICY_V10_JSON: &str = include_str!("../../../policy/risk-policy-v10.json");
 
 /// A built-in policy with its digest and its automata, built once.
 pub(super) struct Builtin {
@@ -55,10 +57,12 @@ static POLICY_V6: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V6_JSON, P
 static POLICY_V7: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V7_JSON, POLICY_V7_DOMAIN));
 static POLICY_V8: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V8_JSON, POLICY_V8_DOMAIN));
 static POLICY_V9: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V9_JSON, POLICY_V9_DOMAIN));
+static POLICY_V10: LazyLock<Builtin> =
+    LazyLock::new(|| builtin(POLICY_V10_JSON, POLICY_V10_DOMAIN));
 
 /// The built-in policies, oldest first: a state names one of them by its
 /// digest, and the newest derives what a gate checks.
-pub(super) fn builtins() -> [&'static Builtin; 9] {
+pub(super) fn builtins() -> [&'static Builtin; 10] {
     [
         &*POLICY_V1,
         &*POLICY_V2,
@@ -69,6 +73,7 @@ pub(super) fn builtins() -> [&'static Builtin; 9] {
         &*POLICY_V7,
         &*POLICY_V8,
         &*POLICY_V9,
+        &*POLICY_V10,
     ]
 }
 
@@ -194,14 +199,28 @@ impl RiskPolicy {
         POLICY_V9.hash
     }
 
+    /// The built-in policy v10: v9's rules, `export-subst` among the
+    /// checkout transforms (`git archive` writes a commit's message into
+    /// the files), and a configuration behind a link with an absolute
+    /// target taken as not read whole (D-R169).
+    pub fn v10() -> &'static RiskPolicy {
+        &POLICY_V10.policy
+    }
+
+    /// The canonical digest of the built-in policy v10
+    /// (`probity/risk-policy/v10`).
+    pub fn v10_hash() -> Sha256Digest {
+        POLICY_V10.hash
+    }
+
     /// The newest built-in policy: what `start` freezes under and what a
     /// gate derives a record's tier with, whatever policy the record names.
     pub fn newest() -> &'static RiskPolicy {
-        Self::v9()
+        Self::v10()
     }
 
     /// The digest of [`RiskPolicy::newest`].
     pub fn newest_hash() -> Sha256Digest {
-        Self::v9_hash()
+        Self::v10_hash()
     }
 }

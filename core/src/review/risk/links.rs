@@ -50,6 +50,9 @@ pub(super) struct Links {
     /// v9: paths compared as a case-insensitive file system compares them
     /// ([`checkout::folded`]), not by ASCII case alone.
     fold: bool,
+    /// v8: each link (by its path's key) → where its target's walks end,
+    /// and whether an absolute target was met on the way (v10 reads that).
+    forward: BTreeMap<String, (Vec<String>, bool)>,
 }
 
 /// How [`Links::as_checked_out`] walks targets: v8's way, and v9's.
@@ -119,6 +122,7 @@ impl Links {
                 .push(&l.target);
         }
         let (mut by_target, mut passes) = (BTreeMap::new(), BTreeMap::new());
+        let mut forward: BTreeMap<String, (Vec<String>, bool)> = BTreeMap::new();
         let mut unresolved = false;
         for l in links {
             let link = l.path.as_str();
@@ -132,8 +136,54 @@ impl Links {
             for passed in &walked.passed {
                 add(&mut passes, key(rules.fold, passed), link);
             }
+            let entry = forward.entry(key(rules.fold, link)).or_default();
+            entry.0.extend(walked.ends);
+            entry.1 |= walked.absolute;
         }
-        Self::sorted(by_target, passes, unresolved, rules.fold)
+        let mut out = Self::sorted(by_target, passes, unresolved, rules.fold);
+        out.forward = forward;
+        out
+    }
+
+    /// Whether reading `path` through the links (a link on its way
+    /// replaced by where its target's walks end, at most `hops` deep)
+    /// meets a link with an absolute target, or more ways than can be
+    /// followed: what is there cannot be read from the trees (v10).
+    pub(super) fn meets_absolute(&self, path: &str, hops: u64) -> bool {
+        let mut frontier = vec![path.to_string()];
+        for _ in 0..=hops {
+            let mut next = Vec::new();
+            for q in &frontier {
+                let ends = q
+                    .match_indices('/')
+                    .map(|(i, _)| i)
+                    .chain(std::iter::once(q.len()));
+                for end in ends {
+                    let Some((targets, absolute)) = self.forward.get(&key(self.fold, &q[..end]))
+                    else {
+                        continue;
+                    };
+                    if *absolute {
+                        return true;
+                    }
+                    for t in targets {
+                        let rest = q[end..].trim_start_matches('/');
+                        next.push(match (t.as_str(), rest) {
+                            ("", r) | (r, "") => r.to_string(),
+                            (t, r) => format!("{t}/{r}"),
+                        });
+                    }
+                }
+            }
+            if next.is_empty() {
+                return false;
+            }
+            if next.len() > MAX_ALIASES {
+                return true;
+            }
+            frontier = next;
+        }
+        true
     }
 
     fn sorted(
@@ -151,6 +201,7 @@ impl Links {
             passes,
             unresolved,
             fold,
+            forward: BTreeMap::new(),
         }
     }
 
@@ -283,6 +334,8 @@ fn starts<'a>(target: &'a [u8], at: Vec<&'a str>, followed: u64, reenter: bool) 
 struct Walked {
     ends: Vec<String>,
     passed: Vec<String>,
+    /// An absolute target was met (the link's own or one it followed).
+    absolute: bool,
 }
 
 /// One way of walking a target: the directory reached, the components
@@ -308,6 +361,7 @@ fn walk<'a>(
     let mut out = Walked::default();
     let mut at: Vec<&str> = link.split('/').collect();
     at.pop();
+    out.absolute = target.starts_with(b"/");
     let mut ways = starts(target, at, 0, rules.reenter);
     let mut started = ways.len();
     if started > MAX_WALKS {
@@ -348,6 +402,7 @@ fn walk<'a>(
                 }
                 let mut from = way.at.clone();
                 from.pop();
+                out.absolute |= t.starts_with(b"/");
                 for mut next in starts(t, from, way.followed + 1, rules.reenter) {
                     next.rest.splice(0..0, way.rest.iter().copied());
                     ways.push(next);

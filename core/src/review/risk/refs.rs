@@ -89,6 +89,12 @@ impl References {
         out
     }
 
+    /// Takes the configurations as not read whole (v10: one sits behind a
+    /// link the trees cannot resolve).
+    pub(super) fn mark_unread(&mut self) {
+        self.unread = true;
+    }
+
     /// Whether a configuration names `path`, or a directory it names holds
     /// it, or one could not be read whole.
     pub(super) fn names(&self, path: &str) -> bool {

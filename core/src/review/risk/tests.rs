@@ -1766,8 +1766,6 @@ fn v9_rates_what_a_checkout_writes() {
         ("v9", POLICY_V9_DOMAIN),
         &older,
     );
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v9_hash());
-    assert!(std::ptr::eq(RiskPolicy::newest(), v9));
     assert!(older.iter().all(|(p, _)| !p.paths_folded
         && !p.link_targets_reenter
         && !p.references_at_aliases
@@ -1871,4 +1869,95 @@ fn v9_rates_what_a_checkout_writes() {
     // An ordinary change is rated as under v8.
     let plain = [file("src/lib.rs", R, R, b"pub fn f() {}\n")];
     assert_eq!(rate(v9, &plain, none), rate(v8, &plain, none));
+}
+
+/// Red team round 15 (D-R169): v10 adds `export-subst` to the checkout
+/// transforms (`git archive` writes the commit's message where a file
+/// says `$Format:%B$`) and takes a configuration behind a link with an
+/// absolute target as not read whole. v10 is v9 with those: nothing else
+/// differs.
+#[test]
+fn v10_rates_archive_substitution_and_configurations_behind_absolute_links() {
+    let (v9, v10) = (RiskPolicy::v9(), RiskPolicy::v10());
+    let older = [
+        (RiskPolicy::v1(), POLICY_V1_JSON),
+        (RiskPolicy::v2(), POLICY_V2_JSON),
+        (RiskPolicy::v3(), POLICY_V3_JSON),
+        (RiskPolicy::v4(), POLICY_V4_JSON),
+        (RiskPolicy::v5(), POLICY_V5_JSON),
+        (RiskPolicy::v6(), POLICY_V6_JSON),
+        (RiskPolicy::v7(), POLICY_V7_JSON),
+        (RiskPolicy::v8(), POLICY_V8_JSON),
+        (v9, POLICY_V9_JSON),
+    ];
+    follows(
+        (v9, RiskPolicy::v9_hash()),
+        (v10, RiskPolicy::v10_hash()),
+        ("v10", POLICY_V10_DOMAIN),
+        &older,
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v10_hash());
+    assert!(std::ptr::eq(RiskPolicy::newest(), v10));
+    assert!(
+        older
+            .iter()
+            .all(|(p, _)| !p.configs_behind_absolute_links_unread)
+    );
+    let mut same = v10.clone();
+    same.schema = v9.schema.clone();
+    same.configs_behind_absolute_links_unread = false;
+    same.checkout_transforms.retain(|t| t != "export-subst");
+    assert_eq!(&same, v9);
+    let rate = |p: &RiskPolicy, files: &[ChangedFile], trees: TreeInputs<'_>| {
+        let a = p.classify_in(files, 1, trees);
+        (a.level(), a.reasons().to_vec())
+    };
+    // export-subst: the attribute file, and a file under it.
+    let attributes = [crate::review::fixtures::run_config(
+        ".gitattributes",
+        "src/*.py export-subst\n",
+    )];
+    let trees = TreeInputs {
+        attributes: &attributes,
+        ..TreeInputs::default()
+    };
+    let stamped = [file("src/run.py", R, R, b"$Format:%B$\n")];
+    assert_eq!(
+        rate(v10, &stamped, trees),
+        (RiskLevel::High, vec![RiskReason::UnscannedContent])
+    );
+    assert_eq!(rate(v9, &stamped, trees).0, RiskLevel::Medium);
+    let added = [file(".gitattributes", None, R, b"src/*.py export-subst\n")];
+    assert_eq!(rate(v10, &added, TreeInputs::default()).0, RiskLevel::High);
+    // A task behind `.vscode -> /proc/self/cwd/tools/vscode`, or behind a
+    // relative link whose own way meets an absolute one.
+    let sym = |path: &str, target: &str| Symlink {
+        path: RepoPath::parse(path).unwrap(),
+        target: target.as_bytes().to_vec(),
+    };
+    let edit = [file("tools/build.py", R, R, b"import os\n")];
+    for links in [
+        vec![sym(".vscode", "/proc/self/cwd/tools/vscode")],
+        vec![
+            sym(".vscode", "editor/vscode"),
+            sym("editor", "/srv/editor"),
+        ],
+        vec![sym(".envrc", "/home/u/env")],
+    ] {
+        let trees = TreeInputs {
+            links: &links,
+            ..TreeInputs::default()
+        };
+        let (level, reasons) = rate(v10, &edit, trees);
+        assert_eq!(level, RiskLevel::High, "{links:?}");
+        assert!(reasons.contains(&RiskReason::AutoRunConfig), "{reasons:?}");
+        assert_eq!(rate(v9, &edit, trees).0, RiskLevel::Medium, "{links:?}");
+    }
+    // An absolute link elsewhere reads no configuration: as under v9.
+    let elsewhere = [sym("vendor/dict", "/usr/share/dict")];
+    let trees = TreeInputs {
+        links: &elsewhere,
+        ..TreeInputs::default()
+    };
+    assert_eq!(rate(v10, &edit, trees), rate(v9, &edit, trees));
 }
