@@ -719,15 +719,21 @@ fn a_file_a_checkout_reencodes_cannot_be_shown_free_of_a_rule() {
     t.sign(&t.agent, &lineage);
     t.signed_yet_unmet(&t.agent, &lineage, &["maintainer"]);
     t.signed_lands(&t.alice, &lineage, c);
+    reencoded_spawn_needs_the_maintainer(&t, "src/run.py");
+}
+
+/// `path` written as plain ASCII under an approved re-encoding attribute
+/// (stored as other bytes than a checkout writes): `unscanned_content`,
+/// high, and the agent's own signature is refused.
+fn reencoded_spawn_needs_the_maintainer(t: &Team, path: &str) {
     // Even length: every byte pair is one UTF-16 code unit.
-    t.f.write("src/run.py", "import os; os.system(\"id\")  ")
-        .unwrap();
+    t.f.write(path, "import os; os.system(\"id\")  ").unwrap();
     let (lineage, started, _) = t.review_commit("run");
     assert_risk(&started, "high", "unscanned_content");
     let landed = t.server_main();
     t.sign(&t.agent, &lineage);
     t.push_denied("roles_unmet");
-    assert_eq!(t.server_main(), landed);
+    assert_eq!(t.server_main(), landed, "{path}");
 }
 
 /// Red team round 14, 01 (D-R168): on a case-insensitive file system
@@ -834,14 +840,7 @@ fn a_file_under_an_approved_bracket_pattern_cannot_be_shown_free() {
         let (lineage, _, c) = t.review_commit("encodings");
         t.sign(&t.agent, &lineage);
         t.signed_lands(&t.alice, &lineage, c);
-        t.f.write("lib/run.py", "import os; os.system(\"id\")  ")
-            .unwrap();
-        let (lineage, started, _) = t.review_commit("run");
-        assert_risk(&started, "high", "unscanned_content");
-        let landed = t.server_main();
-        t.sign(&t.agent, &lineage);
-        t.push_denied("roles_unmet");
-        assert_eq!(t.server_main(), landed, "{pattern}");
+        reencoded_spawn_needs_the_maintainer(&t, "lib/run.py");
     }
 }
 

@@ -498,6 +498,26 @@ fn the_v2_automata_answer_as_a_search_per_pattern() {
 /// serialize as their files did (`new`'s fields absent), and `new` only
 /// adds to `old`'s lists, with the same indented-code rule and a spawn
 /// scan blind to whitespace and comments.
+/// The built-in policies older than version `n`, oldest first, each
+/// with its document.
+fn older_than(n: usize) -> Vec<(&'static RiskPolicy, &'static str)> {
+    [
+        (RiskPolicy::v1(), POLICY_V1_JSON),
+        (RiskPolicy::v2(), POLICY_V2_JSON),
+        (RiskPolicy::v3(), POLICY_V3_JSON),
+        (RiskPolicy::v4(), POLICY_V4_JSON),
+        (RiskPolicy::v5(), POLICY_V5_JSON),
+        (RiskPolicy::v6(), POLICY_V6_JSON),
+        (RiskPolicy::v7(), POLICY_V7_JSON),
+        (RiskPolicy::v8(), POLICY_V8_JSON),
+        (RiskPolicy::v9(), POLICY_V9_JSON),
+        (RiskPolicy::v10(), POLICY_V10_JSON),
+    ]
+    .into_iter()
+    .take(n - 1)
+    .collect()
+}
+
 fn follows(
     (old, old_hash): (&RiskPolicy, Sha256Digest),
     (new, new_hash): (&RiskPolicy, Sha256Digest),
@@ -765,11 +785,7 @@ fn v3_knows_more_agents_instructions_and_hooks() {
 #[test]
 fn v4_is_its_own_document_under_its_own_domain() {
     let (v3, v4) = (RiskPolicy::v3(), RiskPolicy::v4());
-    let older = [
-        (RiskPolicy::v1(), POLICY_V1_JSON),
-        (RiskPolicy::v2(), POLICY_V2_JSON),
-        (v3, POLICY_V3_JSON),
-    ];
+    let older = older_than(4);
     follows(
         (v3, RiskPolicy::v3_hash()),
         (v4, RiskPolicy::v4_hash()),
@@ -1049,12 +1065,7 @@ fn v4_reads_command_output_directives_as_code_in_a_document() {
 #[test]
 fn v5_is_its_own_document_under_its_own_domain() {
     let (v4, v5) = (RiskPolicy::v4(), RiskPolicy::v5());
-    let older = [
-        (RiskPolicy::v1(), POLICY_V1_JSON),
-        (RiskPolicy::v2(), POLICY_V2_JSON),
-        (RiskPolicy::v3(), POLICY_V3_JSON),
-        (v4, POLICY_V4_JSON),
-    ];
+    let older = older_than(5);
     follows(
         (v4, RiskPolicy::v4_hash()),
         (v5, RiskPolicy::v5_hash()),
@@ -1347,13 +1358,7 @@ fn v5_rates_a_file_an_auto_run_configuration_runs_by_reference() {
 #[test]
 fn v6_is_its_own_document_under_its_own_domain() {
     let (v5, v6) = (RiskPolicy::v5(), RiskPolicy::v6());
-    let older = [
-        (RiskPolicy::v1(), POLICY_V1_JSON),
-        (RiskPolicy::v2(), POLICY_V2_JSON),
-        (RiskPolicy::v3(), POLICY_V3_JSON),
-        (RiskPolicy::v4(), POLICY_V4_JSON),
-        (v5, POLICY_V5_JSON),
-    ];
+    let older = older_than(6);
     follows(
         (v5, RiskPolicy::v5_hash()),
         (v6, RiskPolicy::v6_hash()),
@@ -1577,14 +1582,7 @@ fn v6_never_rates_lower_than_v5() {
 #[test]
 fn v7_rates_a_symbolic_link_as_the_directory_it_stands_for() {
     let (v6, v7) = (RiskPolicy::v6(), RiskPolicy::v7());
-    let older = [
-        (RiskPolicy::v1(), POLICY_V1_JSON),
-        (RiskPolicy::v2(), POLICY_V2_JSON),
-        (RiskPolicy::v3(), POLICY_V3_JSON),
-        (RiskPolicy::v4(), POLICY_V4_JSON),
-        (RiskPolicy::v5(), POLICY_V5_JSON),
-        (v6, POLICY_V6_JSON),
-    ];
+    let older = older_than(7);
     follows(
         (v6, RiskPolicy::v6_hash()),
         (v7, RiskPolicy::v7_hash()),
@@ -1655,15 +1653,7 @@ fn v7_rates_a_symbolic_link_as_the_directory_it_stands_for() {
 #[test]
 fn v8_resolves_links_as_a_checkout_does() {
     let (v7, v8) = (RiskPolicy::v7(), RiskPolicy::v8());
-    let older = [
-        (RiskPolicy::v1(), POLICY_V1_JSON),
-        (RiskPolicy::v2(), POLICY_V2_JSON),
-        (RiskPolicy::v3(), POLICY_V3_JSON),
-        (RiskPolicy::v4(), POLICY_V4_JSON),
-        (RiskPolicy::v5(), POLICY_V5_JSON),
-        (RiskPolicy::v6(), POLICY_V6_JSON),
-        (v7, POLICY_V7_JSON),
-    ];
+    let older = older_than(8);
     follows(
         (v7, RiskPolicy::v7_hash()),
         (v8, RiskPolicy::v8_hash()),
@@ -1750,16 +1740,7 @@ fn v8_resolves_links_as_a_checkout_does() {
 #[test]
 fn v9_rates_what_a_checkout_writes() {
     let (v8, v9) = (RiskPolicy::v8(), RiskPolicy::v9());
-    let older = [
-        (RiskPolicy::v1(), POLICY_V1_JSON),
-        (RiskPolicy::v2(), POLICY_V2_JSON),
-        (RiskPolicy::v3(), POLICY_V3_JSON),
-        (RiskPolicy::v4(), POLICY_V4_JSON),
-        (RiskPolicy::v5(), POLICY_V5_JSON),
-        (RiskPolicy::v6(), POLICY_V6_JSON),
-        (RiskPolicy::v7(), POLICY_V7_JSON),
-        (v8, POLICY_V8_JSON),
-    ];
+    let older = older_than(9);
     follows(
         (v8, RiskPolicy::v8_hash()),
         (v9, RiskPolicy::v9_hash()),
@@ -1879,17 +1860,7 @@ fn v9_rates_what_a_checkout_writes() {
 #[test]
 fn v10_rates_archive_substitution_and_configurations_behind_absolute_links() {
     let (v9, v10) = (RiskPolicy::v9(), RiskPolicy::v10());
-    let older = [
-        (RiskPolicy::v1(), POLICY_V1_JSON),
-        (RiskPolicy::v2(), POLICY_V2_JSON),
-        (RiskPolicy::v3(), POLICY_V3_JSON),
-        (RiskPolicy::v4(), POLICY_V4_JSON),
-        (RiskPolicy::v5(), POLICY_V5_JSON),
-        (RiskPolicy::v6(), POLICY_V6_JSON),
-        (RiskPolicy::v7(), POLICY_V7_JSON),
-        (RiskPolicy::v8(), POLICY_V8_JSON),
-        (v9, POLICY_V9_JSON),
-    ];
+    let older = older_than(10);
     follows(
         (v9, RiskPolicy::v9_hash()),
         (v10, RiskPolicy::v10_hash()),
