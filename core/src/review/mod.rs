@@ -77,8 +77,8 @@ pub use bundle::{
     IMPORT_RANKS, MAX_ATTESTATIONS, MAX_BUNDLE_BYTES, MAX_EVIDENCE_PER_LINEAGE, MAX_NOTE_BUNDLES,
     MAX_NOTE_BYTES, MAX_RECORDS, NoteAuthority, NoteError, RefusedBundle, RepoFacts, ScopeError,
     TooMany, check_derivation, check_derivation_in, check_final_tier, check_final_tier_in,
-    check_scope, import_rank, merged_bounded, note_adding, note_lines, note_with, notes_denial,
-    parse_note, refused_bundles, with_note_attestations,
+    check_scope, import_rank, merged_bounded, newest_tier, note_adding, note_lines, note_with,
+    notes_denial, parse_note, refused_bundles, with_note_attestations,
 };
 pub use causality::{
     CausalDisposition, CausalDowngrade, CausalFacts, Claim, DowngradeReason, Hunk, parse_hunks,
@@ -124,10 +124,10 @@ pub use gate::{
     StackError, UpdatePlan, Vouching, advice_offered, combine_deliveries, combine_judged,
     compose_reviews, composes_approval, decide_pre_commit, decide_target, dedupe_ranges,
     delivery_commit, delivery_commits, final_recheck, first_publication_offered, for_amend,
-    is_protected, judge_first_publication, judge_stack, new_ref_delivery, no_change,
-    offered_recovery, parse_push_updates, plan_update, point_at_escalated_change,
-    point_at_open_correction, published_tips, rebind, rebind_offered, stack_order,
-    start_blocked_by, stops_vouching,
+    hold_to_delivered_tier, is_protected, judge_first_publication, judge_stack, new_ref_delivery,
+    no_change, offered_recovery, parse_push_updates, plan_update, point_at_escalated_change,
+    point_at_open_correction, published_tips, rebind, rebind_offered, rests_on_other_trees,
+    stack_order, start_blocked_by, stops_vouching,
 };
 pub use hooks::{
     HookKind, Install, PUSH_REFSPECS, Uninstall, content_id, install_action, uninstall_action,
@@ -185,10 +185,11 @@ pub use report::{
     sarif_log,
 };
 pub use risk::{
-    DirectiveRule, GoldenRule, ManifestKeysRule, POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN,
-    POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, POLICY_V6_DOMAIN, POLICY_V7_DOMAIN, POLICY_V8_DOMAIN,
-    POLICY_V9_DOMAIN, POLICY_V10_DOMAIN, RiskAssessment, RiskLevel, RiskPolicy, RiskReason,
-    RunConfig, ScriptsRule, Symlink, TreeInputs, UnexplainedRisk, authored_lines, select_lenses,
+    DirectiveRule, FollowRule, GoldenRule, ManifestKeysRule, POLICY_DOMAIN, POLICY_V2_DOMAIN,
+    POLICY_V3_DOMAIN, POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, POLICY_V6_DOMAIN, POLICY_V7_DOMAIN,
+    POLICY_V8_DOMAIN, POLICY_V9_DOMAIN, POLICY_V10_DOMAIN, POLICY_V11_DOMAIN, RiskAssessment,
+    RiskLevel, RiskPolicy, RiskReason, RunConfig, ScriptsRule, Symlink, TreeInputs,
+    UnexplainedRisk, authored_lines, select_lenses,
 };
 pub use roles::{
     BindError, FixerHandoff, HandedFinding, MAX_TRANSCRIPT_BYTES, RoleContext, RoleError,

@@ -1,6 +1,6 @@
 //! Risk classification from a versioned, hashed policy (R2.4–R2.6).
 //!
-//! The policy is data (`core/policy/risk-policy-v1.json` to `-v10.json`,
+//! The policy is data (`core/policy/risk-policy-v1.json` to `-v11.json`,
 //! embedded); `policy_hash` is its canonical digest. `start` freezes under
 //! the newest, and a gate derives with the newest whatever a record names
 //! (D-R114, D-R122, D-R131, D-R135, D-R143, D-R165, D-R167, D-R168,
@@ -18,6 +18,7 @@ use crate::review::snapshot::{CandidateContent, ChangedFile, FileMode, LineCount
 mod builtins;
 mod checkout;
 mod directives;
+mod follow;
 mod links;
 mod reasons;
 mod refs;
@@ -26,6 +27,7 @@ mod scan;
 mod tests;
 
 use builtins::*;
+pub use follow::FollowRule;
 use links::Links;
 pub use links::Symlink;
 pub use reasons::{RiskAssessment, RiskReason, UnexplainedRisk};
@@ -62,6 +64,9 @@ pub const POLICY_V9_DOMAIN: Domain = Domain::new("probity/risk-policy/v9");
 
 /// Domain of `policy_hash` for the built-in policy v10.
 pub const POLICY_V10_DOMAIN: Domain = Domain::new("probity/risk-policy/v10");
+
+/// Domain of `policy_hash` for the built-in policy v11.
+pub const POLICY_V11_DOMAIN: Domain = Domain::new("probity/risk-policy/v11");
 
 /// What the base and candidate trees of a change hold besides its changed
 /// files, which a policy may read: their symbolic links (v4) and the
@@ -172,7 +177,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1` to `/v10`.
+    /// The policy's version label, `probity.risk-policy/v1` to `/v11`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -345,6 +350,14 @@ pub struct RiskPolicy {
     /// is `auto_run_config`, high (v5, absent before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub auto_run_reference_configs: Vec<String>,
+    /// What those configurations run indirectly is followed: a task's
+    /// words read from its `options.cwd` too, the file `make`, `npm run`,
+    /// `just` and `python -m` read, and what a `Makefile`, a
+    /// `package.json` or a script so named runs, read in turn (v11,
+    /// absent before; red team round 14's 06). The files to read are
+    /// [`RiskPolicy::reference_reads`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub references_followed: Option<FollowRule>,
     /// Directives in a text document (reStructuredText's `.. name::`,
     /// MyST's fenced `{name}`): one the rule does not list as inert may
     /// run its content when the docs are built or doctested
@@ -445,6 +458,29 @@ impl RiskPolicy {
     /// (a longer one passed with `complete: false`).
     pub fn reference_configs(&self) -> &[String] {
         &self.auto_run_reference_configs
+    }
+
+    /// The files to read from both trees after `done` reads of what the
+    /// configurations run (v11's [`RiskPolicy::references_followed`]),
+    /// given `configs`: the configurations and the files read so far.
+    /// Empty when nothing is left to read, when `done` reads are all the
+    /// policy follows, or when more than it allows at one step (the
+    /// classification then takes the configurations as not read whole).
+    /// Each is read as a configuration is: through the trees' links, at
+    /// most [`RiskPolicy::MAX_CONFIG_BYTES`], absent ones left out.
+    pub fn reference_reads(&self, configs: &[RunConfig], done: u8) -> Vec<String> {
+        match &self.references_followed {
+            Some(rule) if done < rule.reads && !self.auto_run_reference_configs.is_empty() => {
+                let (_, next) =
+                    follow::follow(configs, &self.auto_run_reference_configs, rule, done);
+                if next.len() > usize::from(rule.files_per_read) {
+                    Vec::new()
+                } else {
+                    next
+                }
+            }
+            _ => Vec::new(),
+        }
     }
 
     /// How many bytes of a reference configuration an adapter reads: a
@@ -555,10 +591,11 @@ impl RiskPolicy {
         trees: TreeInputs<'_>,
     ) -> RiskAssessment {
         let links = trees.links;
-        let mut references = if self.auto_run_reference_configs.is_empty() {
-            References::default()
-        } else {
-            References::of(trees.configs, &self.auto_run_reference_configs)
+        let names = &self.auto_run_reference_configs;
+        let mut references = match &self.references_followed {
+            _ if names.is_empty() => References::default(),
+            Some(rule) => follow::follow(trees.configs, names, rule, rule.reads).0,
+            None => References::of(trees.configs, names),
         };
         let own;
         let scan = match builtins()

@@ -15,6 +15,9 @@ use probity_core::review::{
     BaseAdvance, base_unavailable, check_base_advance, explain_advance, unrelated_history,
 };
 use probity_core::review::{BlobsOutside, TreeId};
+use probity_core::review::{
+    ReviewState, hold_to_delivered_tier, newest_tier, rests_on_other_trees,
+};
 
 use super::recheck::{checked, target_moved};
 
@@ -202,7 +205,34 @@ pub(super) fn decide_live<G: GitPort, S: RecordStore + ChainStore + IndexStore +
             receipt_file: receipt.as_deref(),
         })
         .collect();
-    Ok(compose_reviews(gate, live, decision, &links))
+    let composed = compose_reviews(gate, live, decision, &links);
+    let approvals: Vec<&ReviewState> = found.iter().map(|(r, _)| r.state()).collect();
+    held(git, gate, live, &approvals, composed)
+}
+
+/// `decision`, an allow standing on approvals made on other trees (a
+/// rebase proof, a composition), held to the tier the newest built-in
+/// risk policy gives the delivered change itself (D-R171): the live pair
+/// diffed, its trees' links, configurations and attribute files read as
+/// `start` reads them. Anything else is returned unread.
+fn held<G: GitPort>(
+    git: &G,
+    gate: Gate,
+    live: &LiveTarget,
+    approvals: &[&ReviewState],
+    decision: GateDecision,
+) -> Result<GateDecision, ReviewError> {
+    if !rests_on_other_trees(&decision) {
+        return Ok(decision);
+    }
+    let span = TreeSpan {
+        from: &live.base_tree,
+        to: &live.candidate_tree,
+    };
+    let changed = git.diff_files(span)?;
+    let facts = super::start::pair_facts(git, span, &changed)?;
+    let derived = newest_tier(&changed, facts.inputs());
+    Ok(hold_to_delivered_tier(gate, approvals, derived, decision))
 }
 
 /// The approved reviews a squash of `live` could compose, found by base
@@ -307,7 +337,7 @@ fn decide_found<G: GitPort, S: RecordStore + ChainStore + IndexStore + ReceiptSt
                     check: &check,
                 },
             );
-            (d, None)
+            (held(git, gate, live, &[record.state()], d)?, None)
         }
         Found::Prior(record, differing) => {
             let superseded_by = supersession(store, &record)?;

@@ -475,12 +475,26 @@ fn tree_facts<G: GitPort + ?Sized>(
     git: &G,
     obs: &CandidateObservation,
 ) -> Result<TreeFacts, ReviewError> {
-    let trees = [&obs.base_tree, &obs.candidate_tree];
+    let span = TreeSpan {
+        from: &obs.base_tree,
+        to: &obs.candidate_tree,
+    };
+    pair_facts(git, span, &obs.changed)
+}
+
+/// The [`TreeFacts`] of the two trees of `span`, between which `changed`
+/// differ.
+pub(crate) fn pair_facts<G: GitPort + ?Sized>(
+    git: &G,
+    span: TreeSpan<'_>,
+    changed: &[ChangedFile],
+) -> Result<TreeFacts, ReviewError> {
+    let trees = [span.from, span.to];
     let listed = git.symlinks(&trees)?;
     Ok(TreeFacts {
         links: listed.into_iter().flatten().collect(),
         configs: run_configs(git, &trees)?,
-        attributes: attribute_files(git, &trees, &obs.changed)?,
+        attributes: attribute_files(git, &trees, changed)?,
     })
 }
 
@@ -562,7 +576,9 @@ fn read_capped<G: GitPort + ?Sized>(
 /// [`RiskPolicy::reference_configs`] names, read from each tree through
 /// [`GitPort::read_paths`] (no process of its own: the object reader
 /// already running, asked once for them all), at most [`RiskPolicy::MAX_CONFIG_BYTES`] of it (a
-/// longer one passed as not complete, which names every changed file).
+/// longer one passed as not complete, which names every changed file);
+/// then the files they run, as [`RiskPolicy::reference_reads`] names them,
+/// one request a step.
 pub(crate) fn run_configs<G: GitPort + ?Sized>(
     git: &G,
     trees: &[&TreeId],
@@ -574,7 +590,20 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
         .filter_map(|name| RepoPath::parse(name).ok())
         .collect();
     // As the tools that run them read them: through the trees' links.
-    read_capped(git, trees, &paths, true)
+    let mut read = read_capped(git, trees, &paths, true)?;
+    // What they run in turn (v11), one request a step.
+    for done in 0.. {
+        let next: Vec<RepoPath> = RiskPolicy::newest()
+            .reference_reads(&read, done)
+            .into_iter()
+            .filter_map(|p| RepoPath::parse(p).ok())
+            .collect();
+        if next.is_empty() {
+            break;
+        }
+        read.extend(read_capped(git, trees, &next, true)?);
+    }
+    Ok(read)
 }
 
 /// What start (and recover) derive from the live observation and the

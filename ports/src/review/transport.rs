@@ -886,6 +886,15 @@ where
         let note = cache.parsed(bytes);
         let delivered = super::replay::delivered_trees(git, commit)?;
         let delivers = delivered.as_ref().map(|(base, tree)| (base, tree));
+        // The delivered pair itself: a rebase proof's allow is held to its
+        // tier (D-R171); for an exact delivery it is a record's own pair.
+        if let Some((base, tree)) = &delivered {
+            seq += 1;
+            let pair = (base.clone(), tree.clone());
+            if best.get(&pair).is_none_or(|(k, _)| *k > 0) {
+                best.insert(pair, (0, seq));
+            }
+        }
         for b in note.bundles() {
             let rank = 1 + import_rank(b, delivers);
             for (i, record) in b.records.iter().enumerate() {

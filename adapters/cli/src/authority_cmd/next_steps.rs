@@ -26,6 +26,9 @@ pub fn next_hint(code: &str) -> &'static str {
             "review the commit (`probity start` / `finalize`), then `probity push` (it publishes refs/notes/probity with the commits)"
         }
         "review_incomplete" => "finish the review (`probity finalize`), then `probity push`",
+        "risk_raised_by_rebase" => {
+            "review the rebased commit as it is (`probity start --commit <sha>`, the lenses, `probity finalize`), sign it with the roles its tier asks, then `probity push`"
+        }
         "review_escalated" | "review_invalidated" | "receipt_superseded" => {
             "a person decides: recover the lineage (`probity recover`) and review again, then `probity push`"
         }

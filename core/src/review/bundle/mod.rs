@@ -758,7 +758,7 @@ pub enum DerivationError {
 
 /// The tier the newest built-in policy gives `changed` between trees
 /// holding `trees` (their links, their auto-run configurations).
-fn newest_tier(changed: &[ChangedFile], trees: TreeInputs<'_>) -> RiskLevel {
+pub fn newest_tier(changed: &[ChangedFile], trees: TreeInputs<'_>) -> RiskLevel {
     let newest = RiskPolicy::newest();
     newest
         .classify_in(changed, authored_lines(newest, changed), trees)

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::review::ids::{LineageId, RepoPath};
 use crate::review::rebase::{GateProof, RebaseCheck, shell_quote};
 use crate::review::receipt::Receipt;
+use crate::review::risk::RiskLevel;
 use crate::review::snapshot::LiveTarget;
 use crate::review::state::{ReviewState, Stage};
 
@@ -47,7 +48,7 @@ pub use rebind::*;
 pub use recheck::*;
 pub use refs::*;
 pub use stack::*;
-pub use target::{decide_target, no_change};
+pub use target::{decide_target, hold_to_delivered_tier, no_change, rests_on_other_trees};
 
 /// The delivery boundary being crossed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -252,6 +253,10 @@ pub enum ReasonCode {
     HistoryNotReviewed,
     /// What the gate read changed while it decided (R8.7): run it again.
     AuthorityChanged,
+    /// A rebase or a composition proof carries approvals onto a delivered
+    /// change the newest built-in risk policy rates higher than they ran
+    /// at (D-R171): the delivery needs its own review.
+    RiskRaisedByRebase,
 }
 
 /// Where in the derivation the decision was made.

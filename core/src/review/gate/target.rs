@@ -157,6 +157,57 @@ fn rebased(
     }
 }
 
+/// A rebase proof carries an approval made on another base, and a
+/// composition several approvals each made on its own pair: the delivered
+/// change, rated by the newest built-in risk policy with everything its
+/// two trees hold (`derived`), may rate higher than they ran at when the
+/// new base holds what makes the same change riskier (a folder-open task
+/// that runs the changed script; red team round 16's 02, D-R171). An allow
+/// is kept only when `derived` is at most the highest tier among
+/// `approvals`; otherwise the delivery is denied `risk_raised_by_rebase`,
+/// naming the last approval's lineage. A denial is returned as it is.
+pub fn hold_to_delivered_tier(
+    gate: Gate,
+    approvals: &[&ReviewState],
+    derived: RiskLevel,
+    decision: GateDecision,
+) -> GateDecision {
+    if !rests_on_other_trees(&decision) {
+        return decision;
+    }
+    let Some(last) = approvals.last() else {
+        return decision;
+    };
+    let reviewed = approvals
+        .iter()
+        .map(|s| s.frozen().risk_level)
+        .max_by_key(|l| l.rank())
+        .unwrap_or(last.frozen().risk_level);
+    if derived.rank() <= reviewed.rank() {
+        return decision;
+    }
+    let lineage = &last.lineage_id;
+    let denial = deny(
+        gate,
+        Some(lineage),
+        &[],
+        &Said::RiskRaisedOnNewBase {
+            gate,
+            lineage,
+            reviewed: reviewed.name(),
+            derived: derived.name(),
+        },
+    );
+    decision.overruled_by(denial)
+}
+
+/// Whether `decision` is an allow resting on approvals made on other
+/// trees (it carries a proof: a rebase, a composition, a recovery chain),
+/// which [`hold_to_delivered_tier`] holds to the delivered change's tier.
+pub fn rests_on_other_trees(decision: &GateDecision) -> bool {
+    decision.decision == Decision::Allow && decision.proof.is_some()
+}
+
 /// An earlier review of this base, and new work on top of it.
 fn prior(
     gate: Gate,

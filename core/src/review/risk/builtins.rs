@@ -1,5 +1,5 @@
 //! The built-in risk policies (`core/policy/risk-policy-v1.json` to
-//! `-v10.json`, embedded): each parsed and hashed once, its automata built
+//! `-v11.json`, embedded): each parsed and hashed once, its automata built
 //! on first use, and the accessors naming each version and the newest.
 
 use std::sync::LazyLock;
@@ -8,7 +8,7 @@ use super::scan::Scan;
 use super::{
     POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, POLICY_V4_DOMAIN, POLICY_V5_DOMAIN,
     POLICY_V6_DOMAIN, POLICY_V7_DOMAIN, POLICY_V8_DOMAIN, POLICY_V9_DOMAIN, POLICY_V10_DOMAIN,
-    RiskPolicy,
+    POLICY_V11_DOMAIN, RiskPolicy,
 };
 use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
@@ -23,6 +23,7 @@ pub(super) const POLICY_V7_JSON: &str = include_str!("../../../policy/risk-polic
 pub(super) const POLICY_V8_JSON: &str = include_str!("../../../policy/risk-policy-v8.json");
 pub(super) const POLICY_V9_JSON: &str = include_str!("../../../policy/risk-policy-v9.json");
 pub(super) const POLICY_V10_JSON: &str = include_str!("../../../policy/risk-policy-v10.json");
+pub(super) const POLICY_V11_JSON: &str = include_str!("../../../policy/risk-policy-v11.json");
 
 /// A built-in policy with its digest and its automata, built once.
 pub(super) struct Builtin {
@@ -59,10 +60,12 @@ static POLICY_V8: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V8_JSON, P
 static POLICY_V9: LazyLock<Builtin> = LazyLock::new(|| builtin(POLICY_V9_JSON, POLICY_V9_DOMAIN));
 static POLICY_V10: LazyLock<Builtin> =
     LazyLock::new(|| builtin(POLICY_V10_JSON, POLICY_V10_DOMAIN));
+static POLICY_V11: LazyLock<Builtin> =
+    LazyLock::new(|| builtin(POLICY_V11_JSON, POLICY_V11_DOMAIN));
 
 /// The built-in policies, oldest first: a state names one of them by its
 /// digest, and the newest derives what a gate checks.
-pub(super) fn builtins() -> [&'static Builtin; 10] {
+pub(super) fn builtins() -> [&'static Builtin; 11] {
     [
         &*POLICY_V1,
         &*POLICY_V2,
@@ -74,6 +77,7 @@ pub(super) fn builtins() -> [&'static Builtin; 10] {
         &*POLICY_V8,
         &*POLICY_V9,
         &*POLICY_V10,
+        &*POLICY_V11,
     ]
 }
 
@@ -213,14 +217,28 @@ impl RiskPolicy {
         POLICY_V10.hash
     }
 
+    /// The built-in policy v11: v10's rules, and what the auto-run
+    /// configurations run indirectly followed (a task's `options.cwd`,
+    /// `make`, `npm run`, `just`, `python -m`, and what a `Makefile`, a
+    /// `package.json` or a script they name runs; D-R170).
+    pub fn v11() -> &'static RiskPolicy {
+        &POLICY_V11.policy
+    }
+
+    /// The canonical digest of the built-in policy v11
+    /// (`probity/risk-policy/v11`).
+    pub fn v11_hash() -> Sha256Digest {
+        POLICY_V11.hash
+    }
+
     /// The newest built-in policy: what `start` freezes under and what a
     /// gate derives a record's tier with, whatever policy the record names.
     pub fn newest() -> &'static RiskPolicy {
-        Self::v10()
+        Self::v11()
     }
 
     /// The digest of [`RiskPolicy::newest`].
     pub fn newest_hash() -> Sha256Digest {
-        Self::v10_hash()
+        Self::v11_hash()
     }
 }

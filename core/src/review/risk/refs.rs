@@ -27,9 +27,9 @@ pub struct RunConfig {
 /// be read whole (then no changed file can be shown unnamed).
 #[derive(Debug, Default)]
 pub(super) struct References {
-    paths: Vec<String>,
-    dirs: Vec<String>,
-    unread: bool,
+    pub(super) paths: Vec<String>,
+    pub(super) dirs: Vec<String>,
+    pub(super) unread: bool,
 }
 
 impl References {
@@ -132,7 +132,7 @@ fn file_kind(path: &str) -> Kind {
 /// attribute), `,`, brackets, and `${...}`'s braces and `$` (a variable
 /// such as `${workspaceFolder}` leaves a path starting `/`, read from the
 /// root).
-fn is_separator(c: char) -> bool {
+pub(super) fn is_separator(c: char) -> bool {
     c.is_whitespace()
         || matches!(
             c,
@@ -164,7 +164,12 @@ fn is_separator(c: char) -> bool {
 /// A word as a repository path: leading `/` taken from the root, `.` and
 /// empty components skipped, `..` a step up; `None` for the root itself,
 /// a path climbing above it, or one that is not a path (empty).
-fn normalise(word: &str) -> Option<String> {
+pub(super) fn normalise(word: &str) -> Option<String> {
+    normalise_cased(word).map(|p| p.to_ascii_lowercase())
+}
+
+/// [`normalise`] with the letters' case kept (a path to read from a tree).
+pub(super) fn normalise_cased(word: &str) -> Option<String> {
     let mut parts: Vec<&str> = Vec::new();
     for c in word.split('/') {
         match c {
@@ -178,7 +183,7 @@ fn normalise(word: &str) -> Option<String> {
     if parts.is_empty() {
         return None;
     }
-    Some(parts.join("/").to_ascii_lowercase())
+    Some(parts.join("/"))
 }
 
 /// Every string of a JSON or JSONC document (VS Code's `tasks.json`:
@@ -186,7 +191,13 @@ fn normalise(word: &str) -> Option<String> {
 /// its `command` and `args`, in its `options.cwd`, with its
 /// `options.env`, so any string may name what runs (a label or a problem
 /// matcher names no changed file). A string left open ends the document.
-fn json_strings(text: &str) -> Vec<String> {
+pub(super) fn json_strings(text: &str) -> Vec<String> {
+    json_tokens(text).into_iter().map(|(s, _)| s).collect()
+}
+
+/// [`json_strings`]' strings, each with whether it is a key (a `:`
+/// follows it, past whitespace).
+pub(super) fn json_tokens(text: &str) -> Vec<(String, bool)> {
     let mut out = Vec::new();
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
@@ -229,7 +240,9 @@ fn json_strings(text: &str) -> Vec<String> {
                         other => s.push(other),
                     }
                 }
-                out.push(s);
+                while chars.next_if(|d| d.is_whitespace()).is_some() {}
+                let key = chars.peek() == Some(&':');
+                out.push((s, key));
             }
             _ => {}
         }
@@ -243,7 +256,7 @@ fn json_strings(text: &str) -> Vec<String> {
 /// deeper that follow it (a block scalar, a block sequence). YAML's
 /// double-quoted escapes (`\x2f`, `\u002f`) are decoded; quotes are
 /// separators.
-fn yaml_values(text: &str, keys: &[&str]) -> Vec<String> {
+pub(super) fn yaml_values(text: &str, keys: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     let mut open: Option<usize> = None;
     for line in text.lines() {
@@ -321,7 +334,7 @@ fn yaml_unescape(s: &str) -> String {
 /// `flake.nix`, `source_env DIR` its `DIR/.envrc`. The directories: what
 /// `PATH_add`, `path_add` and `load_prefix` put on `PATH` (a `git` there
 /// runs in place of git's), every file below them.
-fn envrc_words(text: &str) -> (Vec<String>, Vec<String>) {
+pub(super) fn envrc_words(text: &str) -> (Vec<String>, Vec<String>) {
     let mut out = Vec::new();
     let mut dirs = Vec::new();
     for line in text.lines() {

@@ -512,6 +512,7 @@ fn older_than(n: usize) -> Vec<(&'static RiskPolicy, &'static str)> {
         (RiskPolicy::v8(), POLICY_V8_JSON),
         (RiskPolicy::v9(), POLICY_V9_JSON),
         (RiskPolicy::v10(), POLICY_V10_JSON),
+        (RiskPolicy::v11(), POLICY_V11_JSON),
     ]
     .into_iter()
     .take(n - 1)
@@ -1867,8 +1868,6 @@ fn v10_rates_archive_substitution_and_configurations_behind_absolute_links() {
         ("v10", POLICY_V10_DOMAIN),
         &older,
     );
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v10_hash());
-    assert!(std::ptr::eq(RiskPolicy::newest(), v10));
     assert!(
         older
             .iter()
@@ -1931,4 +1930,64 @@ fn v10_rates_archive_substitution_and_configurations_behind_absolute_links() {
         ..TreeInputs::default()
     };
     assert_eq!(rate(v10, &edit, trees), rate(v9, &edit, trees));
+}
+
+/// Red team round 14, 06 (D-R170): v11 follows what the auto-run
+/// configurations run indirectly (a task's `options.cwd`, `make`, `npm
+/// run`, `python -m`, and what a `Makefile` so read runs). v11 is v10 with
+/// that: nothing else differs, and without such a task it rates as v10.
+#[test]
+fn v11_rates_what_a_task_runs_indirectly() {
+    let (v10, v11) = (RiskPolicy::v10(), RiskPolicy::v11());
+    let older = older_than(11);
+    follows(
+        (v10, RiskPolicy::v10_hash()),
+        (v11, RiskPolicy::v11_hash()),
+        ("v11", POLICY_V11_DOMAIN),
+        &older,
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v11_hash());
+    assert!(std::ptr::eq(RiskPolicy::newest(), v11));
+    assert!(older.iter().all(|(p, _)| p.references_followed.is_none()));
+    let mut same = v11.clone();
+    same.schema = v10.schema.clone();
+    same.references_followed = None;
+    assert_eq!(&same, v10);
+    let tasks = r#"{"tasks":[{"command":"python3 build.py","options":{"cwd":"${workspaceFolder}/tools"}},{"command":"make dev"}]}"#;
+    let configs = [
+        crate::review::fixtures::run_config(".vscode/tasks.json", tasks),
+        crate::review::fixtures::run_config("Makefile", "dev:\n\t@python3 scripts/gen.py\n"),
+    ];
+    let trees = TreeInputs {
+        configs: &configs,
+        ..TreeInputs::default()
+    };
+    for path in ["tools/build.py", "Makefile", "scripts/gen.py"] {
+        let edit = [file(path, R, R, b"echo\n")];
+        let a = v11.classify_in(&edit, 1, trees);
+        assert_eq!(a.level(), RiskLevel::High, "{path}");
+        assert!(a.reasons().contains(&RiskReason::AutoRunConfig), "{path}");
+        assert_ne!(
+            v10.classify_in(&edit, 1, trees).level(),
+            RiskLevel::High,
+            "{path}"
+        );
+    }
+    let plain = [file("src/lib.rs", R, R, b"pub fn f() {}\n")];
+    assert_eq!(
+        v11.classify_in(&plain, 1, trees),
+        v10.classify_in(&plain, 1, trees)
+    );
+    // What to read: the Makefile after the tasks, the script after the
+    // Makefile, nothing after the last read the policy follows.
+    assert!(
+        v11.reference_reads(&configs[..1], 0)
+            .contains(&"Makefile".to_string())
+    );
+    assert!(
+        v11.reference_reads(&configs, 1).is_empty(),
+        "a Python file is not read"
+    );
+    assert!(v11.reference_reads(&configs, 3).is_empty());
+    assert!(v10.reference_reads(&configs, 0).is_empty());
 }

@@ -63,6 +63,15 @@ pub(in crate::review::gate) enum Said<'a> {
         lineage: &'a LineageId,
         stage: &'static str,
     },
+    /// An approval carried onto another base, or several composed, and
+    /// the delivered change rates higher there than the review ran at
+    /// (D-R171).
+    RiskRaisedOnNewBase {
+        gate: Gate,
+        lineage: &'a LineageId,
+        reviewed: &'static str,
+        derived: &'static str,
+    },
     /// The change carried onto another base differs in `paths`.
     RebasedScopeChanged {
         lineage: &'a LineageId,
@@ -127,6 +136,15 @@ impl Row for Said<'_> {
             Said::Invalidated { .. } => (ReasonCode::ReviewInvalidated, Authority, Recover),
             Said::Incomplete { .. } => (ReasonCode::ReviewIncomplete, Authority, Finalize),
             Said::RebasedNotApproved { .. } => (ReasonCode::ReceiptMismatch, Discovery, Repair),
+            Said::RiskRaisedOnNewBase { gate, .. } => (
+                ReasonCode::RiskRaisedByRebase,
+                Scope,
+                if *gate == Gate::PreCommit {
+                    StartReview
+                } else {
+                    StartCommitReview
+                },
+            ),
             Said::RebasedScopeChanged { .. }
             | Said::PriorCommittedScopeChanged { .. }
             | Said::PriorScopeChanged { .. } => {
@@ -214,6 +232,19 @@ impl Row for Said<'_> {
             ),
             Said::RebasedNotApproved { lineage, stage } => format!(
                 "discovery by delta identity returned {lineage}, which is `{stage}`, not approved"
+            ),
+            Said::RiskRaisedOnNewBase {
+                gate,
+                lineage,
+                reviewed,
+                derived,
+            } => format!(
+                "the live candidate carries the change {lineage} approved at {reviewed} risk onto another base, where the newest built-in risk policy rates the delivered change {derived} (the new base holds what makes it riskier, such as a task that runs a changed file): the approval does not cover it; review it as it is with `{}`",
+                if *gate == Gate::PreCommit {
+                    "probity start"
+                } else {
+                    "probity start --commit <commit>"
+                }
             ),
             Said::RebasedScopeChanged {
                 lineage,
