@@ -997,3 +997,72 @@ fn a_rebase_onto_a_task_that_runs_the_edited_script_needs_the_maintainer() {
     t.sign(&t.agent, &lineage);
     t.signed_lands(&t.alice, &lineage, head.trim().to_string());
 }
+
+/// Red team round 16, 03b (D-R172): a policy commit signed by CI and the
+/// maintainer removes the agent from the reviewers and its key from the
+/// allowed signers; a commit above it, pushed with it and signed by the
+/// agent alone, landed: every commit of the push was judged under the
+/// policy of the ref's old tip. A commit whose parent the push brings is
+/// judged under that parent's policy too. Pushed after the policy commit
+/// alone, the same commit was refused before this fix as well.
+#[test]
+fn a_revocation_earlier_in_the_same_push_holds_the_commits_above_it() {
+    let t = Team::new();
+    let reviewers = format!(r#""reviewer":["{AGENT}","{CI}"]"#);
+    assert!(policy_json().contains(&reviewers));
+    let policy = policy_json().replace(&reviewers, &format!(r#""reviewer":["{CI}"]"#));
+    t.f.write(".probity/policy.json", policy).unwrap();
+    let signers = format!("{CI} {}\n{ALICE} {}\n", public(&t.ci), public(&t.alice));
+    t.f.write(".probity/allowed_signers", signers).unwrap();
+    let (revoke, started, _) = t.review_commit("the agent reviews no more");
+    assert_risk(&started, "high", "policy_floor:policy_dir");
+    t.sign(&t.ci, &revoke);
+    t.sign(&t.alice, &revoke);
+    write_medium_change(&t.f);
+    let (lineage, _, c) = t.review_commit("more parsing");
+    t.sign(&t.agent, &lineage);
+    let landed = t.server_main();
+    let p = t.push_denied("roles_unmet");
+    assert!(said(&p).contains("which this push brings"), "{}", said(&p));
+    assert_eq!(t.server_main(), landed);
+    // The next step: a reviewer the new policy names signs; both land.
+    t.sign(&t.ci, &lineage);
+    t.lands(c);
+}
+
+/// Red team round 16, 03d (D-R172): the agent's edit of `vendor/v.rs`,
+/// reviewed at medium, rebased onto a maintainer's policy commit that
+/// makes `vendor/**` high and pushed with it, landed (each alone was
+/// refused `policy_floor_unmet`). The commit above the policy commit is
+/// judged under that commit's floors too.
+#[test]
+fn a_high_path_added_earlier_in_the_same_push_holds_a_rebased_commit_above_it() {
+    let t = Team::new();
+    t.f.write("vendor/v.rs", "pub fn v() {}\n").unwrap();
+    let (lineage, _, base) = t.review_commit("vendor");
+    t.signed_lands(&t.agent, &lineage, base.clone());
+    t.f.write("vendor/v.rs", "pub fn v() { let _ = 1; }\n")
+        .unwrap();
+    let (lineage, started, edit) = t.review_commit("vendor edit");
+    assert_risk(&started, "medium", "code_change");
+    t.sign(&t.agent, &lineage);
+    probity_ok(t.f.root(), &["publish"]);
+    // The maintainer's policy commit, on the same base.
+    t.f.git(&["checkout", "-q", "-b", "policy", &base]).unwrap();
+    let floors = r#""paths":["crypto/**"]"#;
+    assert!(policy_json().contains(floors));
+    let policy = policy_json().replace(floors, r#""paths":["crypto/**","vendor/**"]"#);
+    t.f.write(".probity/policy.json", policy).unwrap();
+    let (tighten, _, _) = t.review_commit("vendor is high");
+    t.sign(&t.ci, &tighten);
+    t.sign(&t.alice, &tighten);
+    probity_ok(t.f.root(), &["publish"]);
+    // The edit rebased onto it, its note copied (as `publish` would not).
+    t.f.git(&["checkout", "-q", "main"]).unwrap();
+    t.f.git(&["rebase", "-q", "policy"]).unwrap();
+    t.f.git(&["notes", "--ref=probity", "copy", &edit, "HEAD"])
+        .unwrap();
+    let landed = t.server_main();
+    t.push_denied("policy_floor_unmet");
+    assert_eq!(t.server_main(), landed);
+}

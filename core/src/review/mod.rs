@@ -207,8 +207,8 @@ pub use server::{
     check_deletion, check_left_to_notes, check_note_growth, check_notes_history,
     check_notes_history_listing, check_notes_update, delivers_the_approved_change, hook_runners,
     is_authority_ref, may_run, moved_notes, new_ref_policy_bases, note_path_commit, note_paths,
-    notes_listing_base, parse_receive_updates, pre_receive_script, protected_update_policy_bases,
-    server_hook_owner, split_notes_updates,
+    notes_listing_base, over_pushed_parents, parse_receive_updates, pre_receive_script,
+    protected_update_policy_bases, server_hook_owner, split_notes_updates,
 };
 pub use server::{
     JUDGED_NOTES_HEADER, JudgedNotes, JudgedNotesError, MAX_JUDGED_NOTES_BYTES,

@@ -16,6 +16,7 @@ mod gates;
 mod model_run;
 mod note_cache;
 mod notes_update;
+mod parents;
 mod publish;
 mod read;
 mod recheck;
@@ -43,6 +44,7 @@ pub use model_run::{
     LineageReview, MAX_FIX_DIFF_BYTES, RoleRun, RoleRunError, RoleWorld, RunDone, TranscriptStore,
     review_lineage, validate_correction,
 };
+pub use parents::BundlePolicy;
 pub use probity_core::review::Applicability;
 pub use publish::{MAX_PUBLISH, Published, publish};
 pub use read::{Attested, Exported, Status, attest, export_context, list, status};

@@ -17,10 +17,10 @@ use probity_core::review::{
     NOTES_REF, ReceiveUpdate, check_deletion, check_notes_ref_blocker, check_replace_ref,
     is_protected,
 };
-use probity_core::review::{approved_deliveries, check_approvals_on_own_notes};
 
 use super::note_cache::{CheckRefusal, Checked, NoteCache, ParsedNote};
 use super::notes_update::{Holds, notes_after};
+use super::parents::{BundlePolicy, unbound_approval, under_parents};
 
 use super::*;
 
@@ -496,13 +496,14 @@ pub fn pre_receive<G, S, P>(
     scratch: &S,
     updates: &[ReceiveUpdate],
     scope: &ReceiveScope,
-    signature_policy: P,
+    policy: P,
 ) -> Result<PreReceive, TransportError>
 where
     G: GitPort + DeliveryGit + ExportGit + ManifestGit + NotesGit,
     S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore,
-    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+    P: BundlePolicy,
 {
+    let signature_policy = |b: &Bundle| policy.judge(b);
     let updated: Vec<&str> = updates.iter().map(|u| u.refname.as_str()).collect();
     let globs = match scope {
         ReceiveScope::Hook { .. } => git.protected_refs()?,
@@ -647,6 +648,12 @@ where
     }
     if decision.allows()
         && let Some(n) = &notes
+        && let Some(d) = under_parents(git, n, &decision, &policy, &mut cache)?
+    {
+        return Ok(PreReceive::Denied(d));
+    }
+    if decision.allows()
+        && let Some(n) = &notes
         && let Some(d) = super::replay::replayed(
             git,
             scratch,
@@ -660,24 +667,6 @@ where
         return Ok(PreReceive::Denied(d));
     }
     Ok(PreReceive::Judged(decision, refused_bundles(&read)))
-}
-
-/// Core's binding rule (D-R146) over an allowing decision: an approval
-/// that no bundle imported from its delivering commit's own note carries
-/// denies the push, so every delivery is named by the notes the replay
-/// check searches.
-fn unbound_approval(decision: &GateDecision, read: &[NoteAuthority]) -> Option<ReceiveDenial> {
-    if !decision.allows() {
-        return None;
-    }
-    let e = check_approvals_on_own_notes(&approved_deliveries(decision), read).err()?;
-    Some(ReceiveDenial {
-        reason_code: e.code().into(),
-        refname: e.refname.clone(),
-        commit: Some(e.commit.clone()),
-        message: e.to_string(),
-        next_action: "repair",
-    })
 }
 
 /// Verifies line `i` (0-based) of a parsed note, bundle `b`, against this
@@ -937,13 +926,14 @@ pub fn pre_pr_from_notes<G, S, P>(
     scratch: &S,
     base: &str,
     head: &str,
-    signature_policy: P,
+    policy: P,
 ) -> Result<Result<(PrDecision, Vec<RefusedBundle>), ReceiveDenial>, TransportError>
 where
     G: GitPort + DeliveryGit + ExportGit + ManifestGit + NotesGit,
     S: RecordStore + ChainStore + IndexStore + ReceiptStore + AttestationStore,
-    P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+    P: BundlePolicy,
 {
+    let signature_policy = |b: &Bundle| policy.judge(b);
     let head_c = git.resolve_commit(head)?;
     let mut exclude = Vec::new();
     if let Some(b) = git.find_commit(base)? {
@@ -972,6 +962,12 @@ where
         return Ok(Err(ReceiveDenial::of_refused(r)));
     }
     if let Some(d) = unbound_approval(&pr.decision, &read) {
+        return Ok(Err(d));
+    }
+    if pr.decision.allows()
+        && let Some(n) = &notes
+        && let Some(d) = under_parents(git, n, &pr.decision, &policy, &mut cache)?
+    {
         return Ok(Err(d));
     }
     // Merged, the proposal delivers into the base's history: an approval

@@ -793,6 +793,7 @@ mod list;
 mod next_steps;
 mod policy;
 mod policy_gate;
+mod policy_judge;
 mod pre_receive;
 pub mod push_verdict;
 mod receive_refs;

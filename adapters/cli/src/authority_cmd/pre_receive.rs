@@ -23,15 +23,18 @@ use serde::Serialize;
 
 use probity_core::review::BaseAdvance;
 use probity_core::review::CommitId;
-use probity_core::review::{Bundle, RefusedBundle};
+use probity_core::review::RefusedBundle;
 use probity_core::review::{Decision, GateDecision, GateStage, ReasonCode};
 use probity_core::review::{
     MAX_RECEIVE_BYTES, NOTES_REF, ReceiveInputError, ReceiveUpdate, parse_receive_updates,
 };
 use probity_git::Repo;
 
+use super::policy_judge::signature_policy;
 use super::receive_refs::{PolicyBases, judged_name, policy_bases, unborn_head_creation};
-use probity_ports::review::{self as drivers, PreReceive, ReceiveDenial, ReceiveScope};
+use probity_ports::review::{
+    self as drivers, BundlePolicy, PreReceive, ReceiveDenial, ReceiveScope,
+};
 
 use super::next_steps::{Judged, denial_next, next_hint};
 use super::{scratch_store, transport_error};
@@ -71,149 +74,6 @@ pub struct TransportArgs {
 
 fn usage(code: &str, msg: &str, next: &str) -> CliError {
     CliError::new(ErrorKind::Usage, code, msg, next)
-}
-
-/// The signature policy (`probity.requireSignature`, D-R40–D-R43): with it
-/// set, every bundle the notes carry must hold a DSSE envelope whose
-/// signature, by a key `probity.allowedSignersFile` lists, covers exactly
-/// the statement this repository derives for each approved record of the
-/// bundle's chain whose trees are here (D-R55), not only the leaf's; otherwise
-/// the push is denied with `signature_missing`, `signature_invalid` or
-/// `signer_not_allowed`. Without it every verified bundle passes. The
-/// configuration is read once, before anything is judged, and with a
-/// signature required the allowed-signers file is checked then too: a
-/// missing or unusable file, like a failing `ssh-keygen`, is the server's
-/// fault, never the pusher's ([`ServerFaults`]).
-///
-/// The repository policy of every base judged against (`policies`, read by
-/// [`super::policy_gate::read_policies`]) is applied to each bundle too:
-/// its risk floors and the roles its tiers ask to sign.
-fn signature_policy<'a>(
-    repo: &'a Repo,
-    faults: &'a ServerFaults,
-    bases: &[CommitId],
-) -> Result<impl Fn(&Bundle) -> Result<(), ReceiveDenial> + 'a, CliError> {
-    use probity_ports::review::{SignatureError, SshSignatures};
-    let config = |message: String| {
-        faults.error(CliError::new(
-            ErrorKind::Repository,
-            "repository_error",
-            message,
-            "fix the signature settings (probity.requireSignature, probity.allowedSignersFile) and retry",
-        ))
-    };
-    let policy = probity_git::sign::signature_policy(repo).map_err(|e| config(e.to_string()))?;
-    let port = probity_git::sign::SshKeygen::for_repo(repo).map_err(|e| config(e.to_string()))?;
-    if policy.require_signature {
-        match &policy.allowed_signers {
-            None => return Err(config(SignatureError::NoAllowedSigners.to_string())),
-            Some(path) => port
-                .check_allowed_signers(path)
-                .map_err(|e| config(e.to_string()))?,
-        }
-    }
-    let policies =
-        super::policy_gate::read_policies(repo, bases, policy.allowed_signers.as_deref())?;
-    for p in &policies {
-        if let Some(path) = p.signers_path() {
-            port.check_allowed_signers(path).map_err(|e| {
-                config(format!(
-                    "the allowed signers of the policy at {}: {e}",
-                    p.base
-                ))
-            })?;
-        }
-    }
-    if policies.is_empty() {
-        eprintln!("probity: note: {}", super::policy_gate::NO_POLICY_NOTE);
-    }
-    let checks = super::policy_gate::read_checks(repo, bases)?;
-    // Each answer kept for the push, by the bundle's bytes: the lines of a
-    // note for one lineage are checked with the same signatures (the
-    // note's, D-R119 and red team round 3), so each distinct bundle costs
-    // its signature checks once, however many lines repeat it.
-    let answered: std::cell::RefCell<
-        std::collections::BTreeMap<Vec<u8>, Result<(), ReceiveDenial>>,
-    > = std::cell::RefCell::default();
-    let judge = move |bundle: &Bundle| -> Result<(), ReceiveDenial> {
-        if !policy.require_signature && policies.is_empty() && checks.is_empty() {
-            return Ok(());
-        }
-        let deny = |code: &str, message: String| ReceiveDenial {
-            reason_code: code.to_owned(),
-            refname: NOTES_REF.into(),
-            commit: None,
-            message,
-            next_action: "sign",
-        };
-        let statements = drivers::statements_to_vouch_for(repo, bundle).map_err(|e| {
-            deny(
-                "authority_invalid",
-                format!("bundle of {}: {e}", bundle.lineage_id),
-            )
-        })?;
-        let mut envelopes = Vec::new();
-        for e in &bundle.attestations {
-            let bytes = probity_core::canonical::canonical_bytes(e).map_err(|e| {
-                deny(
-                    "bad_envelope",
-                    format!("bundle of {}: {e}", bundle.lineage_id),
-                )
-            })?;
-            envelopes.push(bytes);
-        }
-        let refs: Vec<&[u8]> = envelopes.iter().map(Vec::as_slice).collect();
-        // Every approved review of the chain that could authorize a
-        // delivery here must be vouched for, not only the leaf (issue 20
-        // §3): a maintainer's signature on a later link does not cover an
-        // unsigned earlier one.
-        let required = if policy.require_signature {
-            statements.as_slice()
-        } else {
-            &[]
-        };
-        for (lineage, statement) in required {
-            drivers::check_attestations(&port, &refs, statement, &policy).map_err(|e| match e {
-                // The server's allowed-signers file or its ssh-keygen:
-                // nothing the pusher can sign fixes it.
-                SignatureError::NoAllowedSigners
-                | SignatureError::AllowedSigners(_)
-                | SignatureError::Tool(_) => faults.denial(e.code(), e.to_string()),
-                e => {
-                    // In a hook the pusher reads this: the server's
-                    // allowed-signers path stays on the server.
-                    let why = match &e {
-                        SignatureError::SignerNotAllowed { keyid, .. } if faults.hook => {
-                            format!("signed by {keyid}, which the server's allowed signers do not list")
-                        }
-                        e => e.to_string(),
-                    };
-                    deny(
-                        e.code(),
-                        format!(
-                            "the review {lineage} (in the chain of {}) is not signed by an allowed key ({why}): sign it with `probity attest --lineage {lineage} --sign`, then `probity push` again",
-                            bundle.lineage_id
-                        ),
-                    )
-                }
-            })?;
-        }
-        super::policy_gate::check_bundle(repo, &port, &policies, bundle, &refs, &statements)?;
-        super::policy_gate::check_required_checks(repo, &checks, bundle, &statements)
-    };
-    // Keyed by the bundle's own bytes: a cache, never a digest anything
-    // else reads.
-    Ok(move |bundle: &Bundle| {
-        let Ok(key) = probity_core::canonical::canonical_bytes(bundle) else {
-            return judge(bundle);
-        };
-        if let Some(answer) = answered.borrow().get(&key) {
-            return answer.clone();
-        }
-        let answer = judge(bundle);
-        answered.borrow_mut().insert(key, answer.clone());
-        answer
-    })
 }
 
 /// The repository policy at a client's pre-push (issue 20 §3: roles,
@@ -285,7 +145,15 @@ pub fn local_policy_denial(
     // were merged here), and the server counts them (red team round 11,
     // 04a). A note that cannot be read or parsed adds none.
     let notes = repo.notes_tip().ok().flatten();
-    for delivery in probity_core::review::approved_deliveries(decision) {
+    // Each approval under the bases' rules, and a commit whose parent the
+    // push brings under that parent's too (D-R172).
+    let under = probity_core::review::over_pushed_parents(decision)
+        .into_iter()
+        .map(|(p, d)| (Some(p), d));
+    let all = probity_core::review::approved_deliveries(decision)
+        .into_iter()
+        .map(|d| (None, d));
+    for (parent, delivery) in all.chain(under) {
         let note: Vec<probity_core::review::Bundle> = notes
             .as_ref()
             .and_then(|n| {
@@ -299,7 +167,11 @@ pub fn local_policy_denial(
         for lineage in delivery.approvals() {
             let bundle = drivers::export_bundle(store, lineage).map_err(transport_error)?;
             let bundle = probity_core::review::with_note_attestations(&bundle, &note);
-            if let Err(mut d) = check(&bundle) {
+            let judged = match &parent {
+                None => check.judge(&bundle),
+                Some(p) => check.judge_under(p, &bundle),
+            };
+            if let Err(mut d) = judged {
                 d.refname = delivery.refs.first().cloned().unwrap_or(d.refname);
                 d.commit = Some(delivery.commit.clone());
                 return Ok(Some(d));
@@ -381,7 +253,7 @@ const SERVER_LOG_BYTES: u64 = 1024 * 1024;
 /// administrator. Run by hand (`--range --ref`, or `pre-pr --authority
 /// notes` in CI) the detail is the answer.
 pub struct ServerFaults {
-    hook: bool,
+    pub(super) hook: bool,
     /// Where [`SERVER_LOG`] goes: the repository's git directory once it
     /// is known, the hook's working directory (git runs it there) before.
     dir: std::cell::RefCell<std::path::PathBuf>,
@@ -422,7 +294,7 @@ impl ServerFaults {
     }
 
     /// A server fault met while judging a bundle, as a denial.
-    fn denial(&self, code: &str, detail: String) -> ReceiveDenial {
+    pub(super) fn denial(&self, code: &str, detail: String) -> ReceiveDenial {
         let (reason_code, message) = if self.hook {
             self.log(&format!("{code}: {detail}"));
             (SERVER_MISCONFIGURED.to_string(), Self::MESSAGE.to_string())

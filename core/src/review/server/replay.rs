@@ -73,6 +73,35 @@ pub fn approved_deliveries(d: &GateDecision) -> Vec<ApprovedDelivery> {
     out
 }
 
+/// Each approved commit of an allowing decision's stacks whose parent the
+/// same push brings (the commit before it in its stack), with that parent
+/// (D-R172): its approvals are judged under the parent's repository
+/// policy too. A stack's first commit sits on what the ref held (or on
+/// published history), whose policy the push's bases give, and a
+/// one-commit range has no stack: neither is listed.
+pub fn over_pushed_parents(d: &GateDecision) -> Vec<(CommitId, ApprovedDelivery)> {
+    let mut out = Vec::new();
+    for r in d.deliveries() {
+        if r.decision != Decision::Allow {
+            continue;
+        }
+        for w in r.stack.windows(2) {
+            if let (Decision::Allow, Some(l)) = (w[1].decision, &w[1].lineage_id) {
+                out.push((
+                    w[0].commit.clone(),
+                    ApprovedDelivery {
+                        refs: r.refs.clone(),
+                        commit: w[1].commit.clone(),
+                        lineage: l.clone(),
+                        composed_of: w[1].composed_of.clone(),
+                    },
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// An earlier commit whose note names the lineage a delivery rests on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PriorDelivery {
