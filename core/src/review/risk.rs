@@ -463,14 +463,17 @@ impl RiskPolicy {
     /// The files to read from both trees after `done` reads of what the
     /// configurations run (v11's [`RiskPolicy::references_followed`]),
     /// given `configs`: the configurations and the files read so far.
-    /// Empty when nothing is left to read, when `done` reads are all the
-    /// policy follows, or when more than it allows at one step (the
-    /// classification then takes the configurations as not read whole).
+    /// At `done` equal to the policy's reads, the files one step beyond:
+    /// read only to learn whether the trees hold one (then the
+    /// classification takes the configurations as not read whole). Empty
+    /// when nothing is left to read, past that step, or when more than the
+    /// policy allows at one step (the classification then takes the
+    /// configurations as not read whole too).
     /// Each is read as a configuration is: through the trees' links, at
     /// most [`RiskPolicy::MAX_CONFIG_BYTES`], absent ones left out.
     pub fn reference_reads(&self, configs: &[RunConfig], done: u8) -> Vec<String> {
         match &self.references_followed {
-            Some(rule) if done < rule.reads && !self.auto_run_reference_configs.is_empty() => {
+            Some(rule) if done <= rule.reads && !self.auto_run_reference_configs.is_empty() => {
                 let (_, next) =
                     follow::follow(configs, &self.auto_run_reference_configs, rule, done);
                 if next.len() > usize::from(rule.files_per_read) {

@@ -62,6 +62,10 @@ fn hfs_ignorable(c: char) -> bool {
 /// full case folding (ext4's casefold) `ß` is `ss`, `ﬁ` is `fi` (red team
 /// round 15).
 fn fold_char(c: char, out: &mut String) {
+    if c.is_ascii() {
+        out.push(c.to_ascii_lowercase());
+        return;
+    }
     let lower: String = c.to_lowercase().collect();
     if lower.is_ascii() {
         out.push_str(&lower);
@@ -89,8 +93,13 @@ pub(super) fn folded(path: &str) -> Option<String> {
             out.push('/');
         }
         let start = out.len();
-        for c in component.nfc().filter(|c| !hfs_ignorable(*c)) {
-            fold_char(c, &mut out);
+        if component.is_ascii() {
+            // Composed already, nothing ignorable: its lower case.
+            out.extend(component.chars().map(|c| c.to_ascii_lowercase()));
+        } else {
+            for c in component.nfc().filter(|c| !hfs_ignorable(*c)) {
+                fold_char(c, &mut out);
+            }
         }
         let mut name = out[start..].to_string();
         if let Some(stream) = name.len().checked_sub(7)
@@ -307,6 +316,41 @@ mod tests {
         assert_eq!(folded("VSCODE~1/tasks.json"), None);
         assert_eq!(folded("PROGRA~12.TXT"), None);
         assert!(folded("a~b/x").is_some() && folded("backup~/x").is_some());
+    }
+
+    /// The ASCII shortcut (a component composed already, nothing
+    /// ignorable, each letter its lower case) folds as the general path
+    /// does, for every printable ASCII byte and a few shapes around it.
+    #[test]
+    fn an_ascii_component_folds_as_the_general_path_folds_it() {
+        let general = |component: &str| {
+            let mut out = String::new();
+            for c in component.nfc().filter(|c| !hfs_ignorable(*c)) {
+                let lower: String = c.to_lowercase().collect();
+                out.push_str(&lower);
+            }
+            out
+        };
+        let every: String = (0x20u8..0x7f)
+            .map(char::from)
+            .filter(|c| *c != '/')
+            .collect();
+        for component in [
+            every.as_str(),
+            "Makefile",
+            ".VSCODE",
+            "a.B.c",
+            "X::$DATA",
+            "Tools. ",
+        ] {
+            let shortcut: String = component.chars().map(|c| c.to_ascii_lowercase()).collect();
+            assert_eq!(shortcut, general(component), "{component}");
+            let mut one = String::new();
+            for c in component.chars() {
+                fold_char(c, &mut one);
+            }
+            assert_eq!(one, shortcut, "{component}");
+        }
     }
 
     fn attrs(path: &str, text: &str) -> RunConfig {

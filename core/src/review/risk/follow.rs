@@ -1,18 +1,23 @@
 //! What an auto-run configuration runs indirectly (risk policy v11,
-//! D-R170; red team round 14's 06): a task's words read from its
-//! `options.cwd` as well as from the root; the file a tool reads by
-//! default (`make`'s `Makefile`, `npm run`'s `package.json`, `just`'s
-//! `justfile`, `python -m`'s module); and, read in turn, what a
-//! `Makefile`, a `package.json`, a shell script or a script with a `#!`
-//! line so named runs, up to [`FollowRule::reads`] times.
+//! D-R170; red team rounds 14's 06 and 17's 02): a task's words read
+//! from its `options.cwd`, a `cd`, a directory option (`-C`, `--prefix`,
+//! `-w`) and a variable's assigned value as well as from the root; the
+//! file a tool reads by default (`make`'s `Makefile`, `npm run`'s
+//! `package.json`, `just`'s `justfile`, `task`'s `Taskfile.yml`, `rake`'s
+//! `Rakefile`, `tox`'s `tox.ini`, `deno task`'s `deno.json`, `python -m`'s
+//! module, pytest's `conftest.py` anywhere); and, read in turn, what a
+//! file so named runs, up to [`FollowRule::reads`] times.
 //!
-//! The files to read are an output ([`frontier`]): the ports layer reads
-//! them from both trees and passes them back among
+//! The files to read are an output ([`follow`]'s second answer): the
+//! ports layer reads them from both trees and passes them back among
 //! [`super::TreeInputs::configs`], and the next step names what they run.
 //! The classification recomputes every step from those bytes, so it needs
 //! nothing but the files themselves. Conservative, as v5's references
-//! are: a word is a name wherever the format may run it, and more new
-//! files to read at one step than the rule allows is "not read whole".
+//! are: a word is a name wherever the format may run it; a path after a
+//! variable (`${D}/env`) names that tail in every directory; and more new
+//! files to read at one step than the rule allows, or a file the trees
+//! hold one step beyond the last read, is "not read whole": every changed
+//! file may be one they run.
 
 use std::collections::BTreeSet;
 
@@ -29,7 +34,9 @@ use crate::review::snapshot::CandidateContent;
 pub struct FollowRule {
     /// How many times the files the configurations name are read in turn
     /// (3: a task's `Makefile`, the script its recipe runs, what that
-    /// script sources). The names the last read gives are rated, not read.
+    /// script sources). A file the trees hold that the last read names is
+    /// read only to know it is there: then every changed file may be one
+    /// the chain runs.
     pub reads: u8,
     /// At most this many new files to read at one step: more, and every
     /// changed file may be one they name.
@@ -42,10 +49,33 @@ const MAKES: &[&str] = &["make", "gmake", "bmake", "mingw32-make"];
 const MAKEFILES: &[&str] = &["GNUmakefile", "makefile", "Makefile"];
 /// Commands that run a `package.json` script.
 const NPMS: &[&str] = &["npm", "pnpm", "yarn", "bun"];
-/// What `just` reads.
-const JUSTFILES: &[&str] = &["justfile", "Justfile", ".justfile"];
-/// Task runners VS Code detects, each with the files it loads (named, not
-/// read: JavaScript is not followed).
+/// Options that run a package manager's scripts in every workspace
+/// package: any `package.json` may be one.
+const EVERY_WORKSPACE: &[&str] = &["--workspaces", "-ws", "--recursive", "-r"];
+/// Commands whose default files are read in turn (their recipes and
+/// scripts are commands too).
+const READ_DEFAULTS: &[(&str, &[&str])] = &[
+    ("just", &["justfile", "Justfile", ".justfile"]),
+    (
+        "task",
+        &[
+            "Taskfile.yml",
+            "Taskfile.yaml",
+            "taskfile.yml",
+            "taskfile.yaml",
+            "Taskfile.dist.yml",
+            "Taskfile.dist.yaml",
+        ],
+    ),
+    (
+        "rake",
+        &["Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"],
+    ),
+    ("tox", &["tox.ini", "setup.cfg", "pyproject.toml"]),
+    ("deno", &["deno.json", "deno.jsonc"]),
+];
+/// Task runners (VS Code detects the first three) with the files they
+/// load: named, not read (their language is not followed).
 const RUNNERS: &[(&str, &[&str])] = &[
     (
         "gulp",
@@ -62,8 +92,19 @@ const RUNNERS: &[(&str, &[&str])] = &[
         &["Gruntfile.js", "Gruntfile.coffee", "gruntfile.js"],
     ),
     ("jake", &["Jakefile", "Jakefile.js", "jakefile.js"]),
+    ("nox", &["noxfile.py"]),
+    ("invoke", &["tasks.py", "invoke.yaml"]),
+    ("inv", &["tasks.py", "invoke.yaml"]),
+    (
+        "pytest",
+        &["pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"],
+    ),
 ];
-/// Words after which the next one is a file the command runs or reads.
+/// Files a tool loads from any directory it reaches: named wherever they
+/// are (`pytest` imports every `conftest.py` on its way to the tests).
+const ANYWHERE: &[(&str, &str)] = &[("pytest", "conftest.py"), ("py.test", "conftest.py")];
+/// Words after which the next word that is not an option is a file the
+/// command runs or reads.
 const RUNS_NEXT: &[&str] = &[
     "sh",
     "bash",
@@ -78,49 +119,49 @@ const RUNS_NEXT: &[&str] = &[
     "--rcfile",
     "--init-file",
     "--justfile",
+    "--taskfile",
+    "--rakefile",
 ];
-/// Options naming the directory a `make` or a package manager runs in.
-const DIR_OPTIONS: &[&str] = &["-c", "--directory", "--prefix", "--cwd", "--dir"];
-/// Extensions of files read as scripts when named.
-const SCRIPT_EXTENSIONS: &[&str] = &["sh", "bash", "zsh", "ksh", "dash", "mk"];
+/// Options naming the directory a `make`, a package manager or a task
+/// runner runs in (`-C DIR`, or glued, `-CDIR`; `--dir=DIR` is cut at
+/// `=`), or a workspace package's directory.
+const DIR_OPTIONS: &[&str] = &[
+    "-C",
+    "--directory",
+    "--prefix",
+    "--cwd",
+    "--dir",
+    "-w",
+    "--workspace",
+    "--filter",
+];
+/// Commands whose next word is the directory it runs the rest in.
+const ENTERS: &[&str] = &["cd", "pushd"];
+/// Extensions of files read in turn when named.
+const SCRIPT_EXTENSIONS: &[&str] = &["sh", "bash", "zsh", "ksh", "dash", "mk", "json", "jsonc"];
+/// Assignment operators of `make` and the shell written apart (`D := x`).
+const ASSIGNS: &[&str] = &["=", ":=", "::=", "?=", "+=", "!="];
 
-/// A file named to be read, and whether it is surely a script (else it is
-/// followed only when it starts with `#!`).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Named {
-    path: String,
-    surely: bool,
+/// One piece of a word, and whether a variable (`$`) came before it in
+/// that word (`${D}/env`: `/env` may sit under any directory).
+struct Piece {
+    text: String,
+    after_variable: bool,
 }
 
-/// Where a source's relative words are read from: the root, the
-/// source's own directory (a read file's), the tasks' working
-/// directories and the directories its `cd` names.
-struct Bases(Vec<String>);
-
-impl Bases {
-    /// `piece` from each base, normalised (case kept).
-    fn join(&self, piece: &str) -> Vec<String> {
-        if piece.starts_with('/') {
-            return refs::normalise_cased(piece).into_iter().collect();
-        }
-        self.0
-            .iter()
-            .filter_map(|b| refs::normalise_cased(&format!("{b}/{piece}")))
-            .collect()
-    }
-}
-
-/// One source's pieces in order, and its `cd` targets.
+/// One source's pieces in order, and the values its assignments give
+/// (`D=tools`, `D := tools`): bases its paths may be read from.
 struct Words {
-    pieces: Vec<String>,
-    cds: Vec<String>,
+    pieces: Vec<Piece>,
+    values: Vec<String>,
 }
 
 /// The references of `configs` under `rule` (the configurations at
 /// `names` and, read in turn, the files they run), as v5's
 /// [`References::of`] reads them plus what v11 follows; and the files
-/// the step after the last read names (to read next, when fewer than
-/// `reads` steps were read).
+/// the step after the last read names: to read next, when fewer than
+/// `reads` steps were read, or (at `reads == rule.reads`) to learn
+/// whether the trees hold one.
 pub(super) fn follow(
     configs: &[RunConfig],
     names: &[String],
@@ -145,69 +186,54 @@ pub(super) fn follow(
     }
     cwds.sort();
     cwds.dedup();
+    let bound = usize::from(rule.files_per_read);
     let mut step = 0u8;
     loop {
-        let mut next: BTreeSet<Named> = BTreeSet::new();
+        let mut next: BTreeSet<String> = BTreeSet::new();
         for (c, config) in &level {
             let Some(text) = whole(c, &mut out) else {
                 continue;
             };
             let path = c.path.as_str();
-            let json = (*config && path.ends_with(".json")) || base_name(path) == "package.json";
-            let words = if json {
-                Words {
-                    pieces: pieces(refs::json_strings(&text)),
-                    cds: Vec::new(),
-                }
+            let words = if path.ends_with(".json") || path.ends_with(".jsonc") {
+                words_of(refs::json_strings(&text), false)
             } else if *config && !path.ends_with(".envrc") {
                 // A pre-commit configuration: v5's values.
-                Words {
-                    pieces: pieces(refs::yaml_values(&text, &["entry", "args"])),
-                    cds: Vec::new(),
-                }
+                words_of(refs::yaml_values(&text, &["entry", "args"]), false)
             } else {
-                script_words(&text)
-            };
-            let own = if *config {
-                None
-            } else {
-                path.rsplit_once('/').map(|(d, _)| d.to_string())
+                words_of(refs::envrc_words(&text).0, true)
             };
             let mut bases = vec![String::new()];
-            bases.extend(own.clone());
-            bases.extend(cwds.iter().cloned());
-            for cd in &words.cds {
-                bases.push(cd.clone());
-                if let Some(o) = &own {
-                    bases.push(format!("{o}/{cd}"));
-                }
+            if !*config && let Some((dir, _)) = path.rsplit_once('/') {
+                bases.push(dir.to_string());
             }
+            bases.extend(cwds.iter().cloned());
             let mut sink = Sink {
                 out: &mut out,
                 next: &mut next,
             };
-            name_all(&Bases(bases), &words.pieces, &mut sink);
+            name_all(&bases, &words, &mut sink);
         }
-        next.retain(|n| !asked.contains(&n.path));
+        next.retain(|n| !asked.contains(n));
         if step >= reads {
-            return (sorted(out), next.into_iter().map(|n| n.path).collect());
+            // One step beyond the last read: a file there the trees hold
+            // runs what no read followed (red team round 17, 02f2).
+            if reads == rule.reads
+                && (next.len() > bound || configs.iter().any(|c| next.contains(c.path.as_str())))
+            {
+                out.unread = true;
+            }
+            return (sorted(out), next.into_iter().collect());
         }
-        if next.len() > usize::from(rule.files_per_read) {
+        if next.len() > bound {
             out.unread = true;
             return (sorted(out), Vec::new());
         }
         step += 1;
-        let maybe: BTreeSet<&str> = next
-            .iter()
-            .filter(|n| !n.surely)
-            .map(|n| n.path.as_str())
-            .collect();
-        asked.extend(next.iter().map(|n| n.path.clone()));
-        let wanted: BTreeSet<&str> = next.iter().map(|n| n.path.as_str()).collect();
+        asked.extend(next.iter().cloned());
         level = configs
             .iter()
-            .filter(|c| wanted.contains(c.path.as_str()))
-            .filter(|c| !maybe.contains(c.path.as_str()) || starts_with_shebang(c))
+            .filter(|c| next.contains(c.path.as_str()))
             .map(|c| (c, false))
             .collect();
         if level.is_empty() && next.is_empty() {
@@ -231,16 +257,12 @@ fn whole(c: &RunConfig, out: &mut References) -> Option<String> {
     }
 }
 
-fn starts_with_shebang(c: &RunConfig) -> bool {
-    c.content.bytes().is_some_and(|b| b.starts_with(b"#!"))
-}
-
 fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
 fn sorted(mut out: References) -> References {
-    for list in [&mut out.paths, &mut out.dirs] {
+    for list in [&mut out.paths, &mut out.dirs, &mut out.suffixes] {
         list.sort();
         list.dedup();
     }
@@ -281,55 +303,80 @@ fn without_variables(text: &str) -> String {
     out
 }
 
-/// Words cut into pieces at v5's separators, in order.
-fn pieces(words: Vec<String>) -> Vec<String> {
-    words
-        .iter()
-        .flat_map(|w| w.split(refs::is_separator))
-        .filter(|p| !p.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-/// A shell script's or a `Makefile`'s words (quotes and backslashes
-/// removed, comments cut, a recipe's `@`, `-` and `+` taken off), and
-/// the directories its `cd` and `pushd` enter.
-fn script_words(text: &str) -> Words {
-    let (words, _) = refs::envrc_words(text);
+/// `words` cut into pieces at v5's separators, in order, each marked when
+/// a `$` came before it in its word; and, for a script (`script`), what
+/// its assignments give. A script's word loses a recipe's `@` and `+`,
+/// and a `-` before a path or a variable (`-./x`, `-$(MAKE)`).
+fn words_of(words: Vec<String>, script: bool) -> Words {
     let mut pieces = Vec::new();
-    let mut cds = Vec::new();
-    let mut after_cd = false;
-    for w in words {
-        let w = w.trim_start_matches(['@', '-', '+']);
-        let trimmed = if w.is_empty() { "-" } else { w };
-        for p in trimmed.split(refs::is_separator).filter(|p| !p.is_empty()) {
-            if after_cd {
-                cds.extend(refs::normalise_cased(p));
+    let mut values = Vec::new();
+    let mut assigned = false;
+    for w in &words {
+        let mut w = w.as_str();
+        if script {
+            w = w.trim_start_matches(['@', '+']);
+            if let Some(rest) = w.strip_prefix('-')
+                && rest.starts_with(['.', '/', '$'])
+            {
+                w = rest;
             }
-            after_cd = matches!(p, "cd" | "pushd");
-            pieces.push(p.to_string());
+            // `D=tools` and `D := tools`: a base for its paths.
+            if assigned {
+                values.push(w.to_string());
+            }
+            assigned = ASSIGNS.contains(&w);
+            if let Some((name, value)) = w.split_once('=')
+                && !name.is_empty()
+                && name
+                    .trim_end_matches([':', '?', '+', '!'])
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                values.push(value.to_string());
+            }
+        }
+        let mut after_variable = false;
+        let mut rest = w;
+        while !rest.is_empty() {
+            let end = rest.find(refs::is_separator).unwrap_or(rest.len());
+            if end > 0 {
+                pieces.push(Piece {
+                    text: rest[..end].to_string(),
+                    after_variable,
+                });
+            }
+            let Some(sep) = rest[end..].chars().next() else {
+                break;
+            };
+            after_variable |= sep == '$';
+            rest = &rest[end + sep.len_utf8()..];
         }
     }
-    Words { pieces, cds }
+    let values = values
+        .iter()
+        .filter(|v| !v.contains('$'))
+        .filter_map(|v| refs::normalise_cased(v.trim_matches(['"', '\''])))
+        .collect();
+    Words { pieces, values }
 }
 
-/// Where names go: `out`'s paths (lowercased, as v5's references are)
-/// and, for a file to read, `next`.
+/// Where names go: `out`'s paths and suffixes (lowercased, as v5's
+/// references are) and, for a file to read, `next`.
 struct Sink<'a> {
     out: &'a mut References,
-    next: &'a mut BTreeSet<Named>,
+    next: &'a mut BTreeSet<String>,
 }
 
 impl Sink<'_> {
-    fn add(&mut self, path: String, read: Option<bool>) {
+    fn add(&mut self, path: String, read: bool) {
         self.out.paths.push(path.to_ascii_lowercase());
-        if let Some(surely) = read {
-            self.next.insert(Named { path, surely });
+        if read {
+            self.next.insert(path);
         }
     }
 
     /// `files` in each of `dirs`.
-    fn each(&mut self, dirs: &[String], files: &[&str], read: Option<bool>) {
+    fn each(&mut self, dirs: &[String], files: &[&str], read: bool) {
         for d in dirs {
             for f in files {
                 if let Some(p) = refs::normalise_cased(&format!("{d}/{f}")) {
@@ -338,60 +385,128 @@ impl Sink<'_> {
             }
         }
     }
-}
 
-/// Every name `pieces` give from `bases`, and the files to read.
-fn name_all(bases: &Bases, pieces: &[String], sink: &mut Sink<'_>) {
-    let lower: Vec<String> = pieces.iter().map(|p| p.to_ascii_lowercase()).collect();
-    // The directories the commands may run in: the bases and what a
-    // directory option names.
-    let mut dirs: Vec<String> = bases.0.clone();
-    for (i, p) in lower.iter().enumerate() {
-        if DIR_OPTIONS.contains(&p.as_str())
-            && let Some(d) = pieces.get(i + 1)
-        {
-            dirs.extend(bases.join(d));
+    /// `tail` at any depth: the file itself, or under any directory.
+    fn anywhere(&mut self, tail: &str) {
+        if let Some(t) = refs::normalise(tail) {
+            self.out.suffixes.push(t);
         }
     }
+}
+
+/// `piece` from each of `dirs` (a piece starting with `/` from the root
+/// only), normalised, case kept.
+fn joined(dirs: &[String], piece: &str) -> Vec<String> {
+    if piece.starts_with('/') {
+        return refs::normalise_cased(piece).into_iter().collect();
+    }
+    dirs.iter()
+        .filter_map(|d| refs::normalise_cased(&format!("{d}/{piece}")))
+        .collect()
+}
+
+/// Every name `words` give from `bases`, and the files to read.
+fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) {
+    let pieces = &words.pieces;
+    let lower: Vec<String> = pieces.iter().map(|p| p.text.to_ascii_lowercase()).collect();
+    // The directories the commands may run in: the bases, and what a
+    // directory option, a `cd` or an assignment names from them.
+    let mut dirs: Vec<String> = bases.to_vec();
+    let mut entered: Vec<&str> = words.values.iter().map(String::as_str).collect();
+    for (i, p) in pieces.iter().enumerate() {
+        let next = pieces.get(i + 1).map(|n| n.text.as_str());
+        if let Some(glued) = p.text.strip_prefix("-C").filter(|g| !g.is_empty()) {
+            entered.push(glued);
+        } else if (DIR_OPTIONS.contains(&p.text.as_str()) || ENTERS.contains(&lower[i].as_str()))
+            && let Some(n) = next
+        {
+            entered.push(n);
+        }
+    }
+    for e in entered {
+        dirs.extend(joined(bases, e));
+    }
+    dirs.sort();
+    dirs.dedup();
+    let mut pending = false;
     for (i, (p, l)) in pieces.iter().zip(&lower).enumerate() {
         let name = base_name(l);
         if MAKES.contains(&name) {
-            sink.each(&dirs, MAKEFILES, Some(true));
+            sink.each(&dirs, MAKEFILES, true);
         }
         if NPMS.contains(&name) {
-            sink.each(&dirs, &["package.json"], Some(true));
+            sink.each(&dirs, &["package.json"], true);
+            if lower.iter().any(|w| EVERY_WORKSPACE.contains(&w.as_str())) {
+                sink.anywhere("package.json");
+            }
         }
-        if name == "just" {
-            sink.each(&dirs, JUSTFILES, Some(true));
+        for (tool, files) in READ_DEFAULTS {
+            if name == *tool {
+                sink.each(&dirs, files, true);
+            }
         }
         for (runner, files) in RUNNERS {
             if name == *runner {
-                sink.each(&dirs, files, None);
+                sink.each(&dirs, files, false);
+            }
+        }
+        for (tool, tail) in ANYWHERE {
+            if name == *tool {
+                sink.anywhere(tail);
             }
         }
         if l == "-m"
             && let Some(module) = pieces.get(i + 1)
         {
-            let files = module_files(module);
+            let files = module_files(&module.text);
             let files: Vec<&str> = files.iter().map(String::as_str).collect();
-            sink.each(&bases.0, &files, None);
+            sink.each(&dirs, &files, false);
+            for (tool, tail) in ANYWHERE {
+                if module.text.eq_ignore_ascii_case(tool) {
+                    sink.anywhere(tail);
+                }
+            }
         }
-        let runs_next = i > 0 && RUNS_NEXT.contains(&lower[i - 1].as_str());
-        let surely = runs_next
+        // A shell or `source` runs the first word after it that is not an
+        // option (`bash -e tools/run`), `#!` line or not.
+        let runs = pending && !p.text.starts_with('-');
+        pending = if RUNS_NEXT.contains(&l.as_str()) {
+            true
+        } else {
+            pending && p.text.starts_with('-')
+        };
+        // `-ffile`: make's file, glued.
+        let text = match p.text.strip_prefix("-f").filter(|g| !g.is_empty()) {
+            Some(glued) => glued,
+            None => p.text.as_str(),
+        };
+        let glued = text.len() != p.text.len();
+        let name = base_name(text);
+        let read = runs
+            || glued
             || MAKEFILES
                 .iter()
-                .chain(JUSTFILES)
                 .any(|m| m.eq_ignore_ascii_case(name))
-            || name == "package.json"
+            || READ_DEFAULTS
+                .iter()
+                .flat_map(|(_, files)| files.iter())
+                .any(|f| f.eq_ignore_ascii_case(name))
+            || name.eq_ignore_ascii_case("package.json")
             || name
                 .rsplit_once('.')
-                .is_some_and(|(_, ext)| SCRIPT_EXTENSIONS.contains(&ext));
-        // A path (`./bin/dev`, `tools/gen`) without an extension may be
-        // a script with a `#!` line.
-        let maybe =
-            (p.starts_with("./") || p.trim_start_matches('/').contains('/')) && !name.contains('.');
-        let read = (surely || maybe).then_some(surely);
-        for path in bases.join(p) {
+                .is_some_and(|(_, ext)| SCRIPT_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+            // A path without an extension (`./bin/dev`, `tools/gen`): a
+            // shell runs it as a script, `#!` line or not.
+            || ((text.starts_with("./") || text.trim_start_matches('/').contains('/'))
+                && !name.contains('.'));
+        if p.after_variable && text.starts_with('/') {
+            // `${D}/env`: under whatever `D` is.
+            sink.anywhere(text.trim_start_matches('/'));
+            for path in joined(&dirs, text.trim_start_matches('/')) {
+                sink.add(path, read);
+            }
+        }
+        for path in joined(&dirs, text) {
             sink.add(path, read);
         }
     }
@@ -502,15 +617,104 @@ mod tests {
         assert!(next.iter().any(|n| n == "web/sub/run.sh"), "{next:?}");
     }
 
+    /// A shell runs a file without `#!` as a script too (ENOEXEC), so a
+    /// path without an extension is followed either way (red team round
+    /// 17, 02e2).
     #[test]
-    fn a_file_named_by_path_alone_is_followed_only_with_a_shebang() {
+    fn a_file_named_by_path_alone_is_followed_with_or_without_a_shebang() {
         let tasks = r#"{"tasks":[{"command":"./bin/dev"}]}"#;
-        for (body, named) in [("#!/bin/sh\n./lib/x\n", true), ("./lib/x\n", false)] {
+        for body in ["#!/bin/sh\n./lib/x\n", "./lib/x\n"] {
             let configs = [config(".vscode/tasks.json", tasks), config("bin/dev", body)];
             let (r, _) = follow(&configs, &names(), &rule(), 3);
             assert!(r.names("bin/dev"));
-            assert_eq!(r.names("lib/x"), named, "{body}");
+            assert!(r.names("lib/x"), "{body}");
         }
+    }
+
+    /// Red team round 17's 02: each way a task ran a file v11 did not
+    /// follow, named now.
+    #[test]
+    fn what_round_17_found_unfollowed_is_named() {
+        let task = |command: &str| format!(r#"{{"tasks":[{{"command":"{command}"}}]}}"#);
+        for (command, files, edited) in [
+            // Glued options.
+            ("make -ftools/build.mk", vec![], "tools/build.mk"),
+            ("make -Ctools", vec![], "tools/makefile"),
+            // A `cd` in the task's own command.
+            ("cd tools && python3 gen.py", vec![], "tools/gen.py"),
+            // A path after a variable, its value assigned in the script.
+            (
+                "sh tools/a.sh",
+                vec![("tools/a.sh", "D=tools; . \"${D}/env\"\n")],
+                "tools/env",
+            ),
+            (
+                "make",
+                vec![("Makefile", "D := tools\ninclude $(D)/rules.mk\n")],
+                "tools/rules.mk",
+            ),
+            (
+                "make",
+                vec![
+                    ("Makefile", "D := tools\ninclude $(D)/rules.mk\n"),
+                    ("tools/rules.mk", "all:\n\tpython3 tools/step.py\n"),
+                ],
+                "tools/step.py",
+            ),
+            // An option between the shell and the file; no `#!` line.
+            (
+                "bash -e tools/run",
+                vec![("tools/run", "python3 tools/step.py\n")],
+                "tools/step.py",
+            ),
+            // Workspaces.
+            (
+                "npm run dev -w packages/a",
+                vec![],
+                "packages/a/package.json",
+            ),
+            (
+                "npm run dev --workspaces",
+                vec![],
+                "packages/z/package.json",
+            ),
+            // Tools' default files.
+            ("task", vec![], "taskfile.yml"),
+            ("rake", vec![], "rakefile"),
+            ("tox", vec![], "tox.ini"),
+            ("deno task dev", vec![], "deno.json"),
+            ("python3 -m pytest -q", vec![], "tests/unit/conftest.py"),
+            ("invoke build", vec![], "tasks.py"),
+        ] {
+            let mut configs = vec![config(".vscode/tasks.json", &task(command))];
+            configs.extend(files.iter().map(|(p, b)| config(p, b)));
+            let (r, _) = follow(&configs, &names(), &rule(), 3);
+            assert!(r.names(edited), "{command}: {edited}");
+            assert!(!r.names("src/lib.rs"), "{command}: everything named");
+        }
+    }
+
+    /// A file the trees hold one step beyond the last read runs what no
+    /// read followed: every changed file may be one it runs (red team
+    /// round 17, 02f2: a chain deeper than the reads).
+    #[test]
+    fn a_chain_deeper_than_the_reads_names_everything() {
+        let tasks = r#"{"tasks":[{"command":"./t/1"}]}"#;
+        let chain = |n: usize| {
+            let mut c = vec![config(".vscode/tasks.json", tasks)];
+            for i in 1..=n {
+                c.push(config(&format!("t/{i}"), &format!("./t/{}\n", i + 1)));
+            }
+            c
+        };
+        // Reads t/1, t/2, t/3; t/4 is named (held or not).
+        let (short, _) = follow(&chain(3), &names(), &rule(), 3);
+        assert!(short.names("t/4"));
+        assert!(!short.names("src/lib.rs"));
+        // t/4 held: what it runs was never read.
+        let (deep, _) = follow(&chain(4), &names(), &rule(), 3);
+        assert!(deep.names("t/6"));
+        assert!(deep.names("src/lib.rs"));
     }
 
     #[test]

@@ -29,6 +29,10 @@ pub struct RunConfig {
 pub(super) struct References {
     pub(super) paths: Vec<String>,
     pub(super) dirs: Vec<String>,
+    /// Paths named at any depth (v11: a tail after a variable, a file a
+    /// tool loads from every directory): the path itself, or any path
+    /// ending in `/` and it.
+    pub(super) suffixes: Vec<String>,
     pub(super) unread: bool,
 }
 
@@ -103,6 +107,11 @@ impl References {
         }
         let lower = path.to_ascii_lowercase();
         self.paths.binary_search(&lower).is_ok()
+            || self.suffixes.iter().any(|t| {
+                lower.ends_with(t.as_str())
+                    && (lower.len() == t.len()
+                        || lower.as_bytes()[lower.len() - t.len() - 1] == b'/')
+            })
             || self.dirs.iter().any(|r| {
                 lower.len() > r.len()
                     && lower.starts_with(r.as_str())
