@@ -327,7 +327,20 @@ fn a_new_starts_tree_is_gits_and_its_objects_are_kept_in_the_store() {
     let repo = f.repo().unwrap();
     let obs = repo.observe_candidate().unwrap();
     assert_eq!(obs.candidate_tree.as_str(), expected);
-    assert_eq!(repo.trees().unwrap().candidate_tree.as_str(), expected);
+    // Once, under the whole suite's load, the second answer differed from
+    // git's (session 17): on a difference, both trees are printed whole.
+    let again = repo.trees().unwrap().candidate_tree;
+    if again.as_str() != expected {
+        let list =
+            |t: &str| String::from_utf8_lossy(&f.git(&["ls-tree", "-r", t]).unwrap()).into_owned();
+        let index =
+            String::from_utf8_lossy(&f.git(&["ls-files", "-s", "--debug"]).unwrap()).into_owned();
+        panic!(
+            "in-process {again}:\n{}\ngit's {expected}:\n{}\nindex:\n{index}",
+            list(again.as_str()),
+            list(&expected)
+        );
+    }
     // Every object of the candidate is in the repository's own store (out
     // of the quarantine), and the quarantine is gone.
     let listed = f.git(&["ls-tree", "-r", "-t", &expected]).unwrap();
