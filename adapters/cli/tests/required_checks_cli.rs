@@ -225,3 +225,39 @@ fn a_malformed_checks_file_is_refused_by_policy_check() {
         r.stdout
     );
 }
+
+/// Red team round 17 left it unreached; D-R172: checks a commit earlier in
+/// the same push adds hold the commits above it. The agent reviews its src
+/// change on the base without checks (on its own check), then rebases it
+/// onto a commit that adds the required checks and pushes both: the
+/// server judges the change under its parent's checks too.
+#[test]
+fn checks_added_earlier_in_the_same_push_hold_the_commits_above_it() {
+    let f = parser_base();
+    let (_dir, server) = gated_origin(&f);
+    let inputs = tempfile::tempdir().unwrap();
+    let base = String::from_utf8(f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
+    let base = base.trim();
+    write_medium_change(&f);
+    let st = probity_ok(f.root(), &["start"]).json;
+    approve_started_with(f.root(), inputs.path(), &st, &evidence_cmd(&["true"]));
+    let edit = commit_all(&f, "more parsing, on the agent's own check");
+    probity_ok(f.root(), &["publish"]);
+    // The checks, on the same base, reviewed.
+    f.git(&["checkout", "-q", "-b", "checks", base]).unwrap();
+    f.write(".probity/checks.json", checks_json()).unwrap();
+    let st = probity_ok(f.root(), &["start"]).json;
+    approve_started(f.root(), inputs.path(), &st);
+    commit_all(&f, "the required checks");
+    probity_ok(f.root(), &["publish"]);
+    // The change rebased onto them, its note copied: both pushed at once.
+    f.git(&["checkout", "-q", "main"]).unwrap();
+    f.git(&["rebase", "-q", "checks"]).unwrap();
+    f.git(&["notes", "--ref=probity", "copy", &edit, "HEAD"])
+        .unwrap();
+    let before = rev(&f, &server, "main");
+    let err = push_past_client(&f).unwrap_err();
+    assert!(err.contains("checks_unmet"), "{err}");
+    assert!(err.contains("which this push brings"), "{err}");
+    assert_eq!(rev(&f, &server, "main"), before);
+}
