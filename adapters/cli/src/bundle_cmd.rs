@@ -214,6 +214,13 @@ pub(crate) fn published_text(p: &drivers::Published) -> String {
     for (c, l) in &p.written {
         t.push_str(&format!("  {c} <- {l}\n"));
     }
+    // Why a commit has no approved review (none made, one that does not
+    // cover it, a rebased approval its new base raises): the gate says.
+    if let Some(c) = p.unreviewed.first() {
+        t.push_str(&format!(
+            "  next: `probity validate --gate release --revision {c}` says why {c} has none (review it with `probity start --commit {c}`)\n"
+        ));
+    }
     t
 }
 

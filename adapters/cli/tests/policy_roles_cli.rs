@@ -982,6 +982,23 @@ fn a_rebase_onto_a_task_that_runs_the_edited_script_needs_the_maintainer() {
     // Rebased, with the approval's note copied to the new commit (what
     // `publish` wrote before this fix): the client and the server refuse.
     t.f.git(&["rebase", "-q", &task]).unwrap();
+    // `publish` writes no note for it, and names the command that says
+    // why.
+    let head = String::from_utf8(t.f.git(&["rev-parse", "HEAD"]).unwrap()).unwrap();
+    let head = head.trim();
+    let published = output_ok(probity_in(t.f.root()).arg("publish"));
+    let published = String::from_utf8_lossy(&published.stdout);
+    let why = format!("validate --gate release --revision {head}");
+    assert!(published.contains(&why), "{published}");
+    let gate = probity(
+        t.f.root(),
+        &["validate", "--gate", "release", "--revision", head],
+    );
+    assert_eq!(
+        gate.json["reason_code"], "risk_raised_by_rebase",
+        "{}",
+        gate.stdout
+    );
     t.f.git(&["notes", "--ref=probity", "copy", &edit, "HEAD"])
         .unwrap();
     let p = t.push_denied("risk_raised_by_rebase");
