@@ -122,9 +122,10 @@ const RUNS_NEXT: &[&str] = &[
     "--taskfile",
     "--rakefile",
 ];
-/// Options naming the directory a `make`, a package manager or a task
-/// runner runs in (`-C DIR`, or glued, `-CDIR`; `--dir=DIR` is cut at
-/// `=`), or a workspace package's directory.
+/// Options naming the directory a `make`, a package manager, `env` or a
+/// task runner runs in (`-C DIR`, or glued, `-CDIR`; `--dir=DIR` is cut
+/// at `=`), a workspace package's directory, or where `make` looks for
+/// what it includes (`-I DIR`).
 const DIR_OPTIONS: &[&str] = &[
     "-C",
     "--directory",
@@ -134,6 +135,9 @@ const DIR_OPTIONS: &[&str] = &[
     "-w",
     "--workspace",
     "--filter",
+    "--chdir",
+    "-I",
+    "--include-dir",
 ];
 /// Commands whose next word is the directory it runs the rest in.
 const ENTERS: &[&str] = &["cd", "pushd"];
@@ -187,6 +191,8 @@ pub(super) fn follow(
     cwds.sort();
     cwds.dedup();
     let bound = usize::from(rule.files_per_read);
+    let mut carried: Vec<String> = Vec::new();
+    let mut entered: Vec<String> = Vec::new();
     let mut step = 0u8;
     loop {
         let mut next: BTreeSet<String> = BTreeSet::new();
@@ -208,12 +214,19 @@ pub(super) fn follow(
                 bases.push(dir.to_string());
             }
             bases.extend(cwds.iter().cloned());
+            bases.extend(carried.iter().cloned());
             let mut sink = Sink {
                 out: &mut out,
                 next: &mut next,
             };
-            name_all(&bases, &words, &mut sink);
+            entered.extend(name_all(&bases, &words, &mut sink));
         }
+        // What a step's commands entered (`cd`, `-C`, `-I`, an assigned
+        // value) is where the files they run read their words from too
+        // (`make -I tools` and a `Makefile` that includes `rules.mk`).
+        carried.append(&mut entered);
+        carried.sort();
+        carried.dedup();
         next.retain(|n| !asked.contains(n));
         if step >= reads {
             // One step beyond the last read: a file there the trees hold
@@ -405,8 +418,9 @@ fn joined(dirs: &[String], piece: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every name `words` give from `bases`, and the files to read.
-fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) {
+/// Every name `words` give from `bases`, and the files to read; answers
+/// the directories its commands enter, beyond `bases`.
+fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String> {
     let pieces = &words.pieces;
     let lower: Vec<String> = pieces.iter().map(|p| p.text.to_ascii_lowercase()).collect();
     // The directories the commands may run in: the bases, and what a
@@ -414,18 +428,31 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) {
     let mut dirs: Vec<String> = bases.to_vec();
     let mut entered: Vec<&str> = words.values.iter().map(String::as_str).collect();
     for (i, p) in pieces.iter().enumerate() {
-        let next = pieces.get(i + 1).map(|n| n.text.as_str());
-        if let Some(glued) = p.text.strip_prefix("-C").filter(|g| !g.is_empty()) {
+        // The directory after the command or option: past options (`cd
+        // --`) and a variable's name (`cd ${workspaceFolder}/tools` is
+        // `tools`, from the root; red team round 18).
+        let next = pieces[i + 1..]
+            .iter()
+            .find(|n| !n.text.starts_with('-') && (!n.after_variable || n.text.starts_with('/')))
+            .map(|n| n.text.as_str());
+        if let Some(glued) = ["-C", "-I"]
+            .iter()
+            .find_map(|o| p.text.strip_prefix(o).filter(|g| !g.is_empty()))
+        {
             entered.push(glued);
         } else if (DIR_OPTIONS.contains(&p.text.as_str()) || ENTERS.contains(&lower[i].as_str()))
             && let Some(n) = next
         {
-            entered.push(n);
+            entered.push(n.trim_start_matches('/'));
         }
     }
+    let mut beyond = Vec::new();
     for e in entered {
-        dirs.extend(joined(bases, e));
+        beyond.extend(joined(bases, e));
     }
+    beyond.sort();
+    beyond.dedup();
+    dirs.extend(beyond.iter().cloned());
     dirs.sort();
     dirs.dedup();
     let mut pending = false;
@@ -510,6 +537,7 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) {
             sink.add(path, read);
         }
     }
+    beyond
 }
 
 /// The files `python -m a.b` may run: `a/b.py`, `a/b/__main__.py` and the
@@ -685,6 +713,20 @@ mod tests {
             ("deno task dev", vec![], "deno.json"),
             ("python3 -m pytest -q", vec![], "tests/unit/conftest.py"),
             ("invoke build", vec![], "tasks.py"),
+            // Round 18: a `cd` with a variable, past `--`; `env
+            // --chdir`; `make -I`.
+            (
+                "cd ${workspaceFolder}/tools && python3 gen.py",
+                vec![],
+                "tools/gen.py",
+            ),
+            ("cd -- tools && python3 gen.py", vec![], "tools/gen.py"),
+            ("env --chdir=tools python3 gen.py", vec![], "tools/gen.py"),
+            (
+                "make -I tools",
+                vec![("Makefile", "include rules.mk\n")],
+                "tools/rules.mk",
+            ),
         ] {
             let mut configs = vec![config(".vscode/tasks.json", &task(command))];
             configs.extend(files.iter().map(|(p, b)| config(p, b)));
