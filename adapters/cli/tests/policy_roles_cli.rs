@@ -1189,3 +1189,29 @@ fn a_cd_with_a_variable_and_an_include_directory_need_the_maintainer() {
         "tools/rules.mk",
     );
 }
+
+/// Red team round 18, 06: the pre-push gate's range form (CI's, or run by
+/// hand) allowed a review the managed hook and the server refuse: it
+/// applied no repository policy. It applies its base's now.
+#[test]
+fn the_pre_push_range_form_applies_the_policy_of_its_base() {
+    let t = Team::new();
+    let (lineage, started, _) = t.review_encrypt();
+    assert_risk(&started, "high", "policy_floor:path#0");
+    t.sign(&t.agent, &lineage);
+    t.f.git(&["fetch", "-q", "origin"]).unwrap();
+    let gate = |range: &str| {
+        probity(
+            t.f.root(),
+            &["validate", "--gate", "pre-push", "--range", range],
+        )
+    };
+    let g = gate("origin/main..HEAD");
+    assert_ne!(g.code, 0, "{}{}", g.stdout, g.stderr);
+    assert!(said(&g).contains("roles_unmet"), "{}", said(&g));
+    assert!(said(&g).contains(ALICE), "{}", said(&g));
+    // With the maintainer's signature it allows.
+    t.sign(&t.alice, &lineage);
+    let g = gate("origin/main..HEAD");
+    assert_eq!(g.code, 0, "{}{}", g.stdout, g.stderr);
+}

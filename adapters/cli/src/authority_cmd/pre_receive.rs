@@ -181,6 +181,26 @@ pub fn local_policy_denial(
     Ok(None)
 }
 
+/// [`local_policy_denial`] for a range `base..tip` judged by the pre-push
+/// gate (CI's form, or by hand): the repository policy of `base`, as the
+/// server applies an updated ref's old tip's (red team round 18, 06).
+pub fn range_policy_denial(
+    repo: &Repo,
+    store: &probity_store::FileStore,
+    base: &str,
+    tip: &str,
+    decision: &probity_core::review::GateDecision,
+) -> Result<Option<ReceiveDenial>, CliError> {
+    let commit = |rev: &str| repo.resolve_commit(rev).map_err(super::repo_error);
+    let update = probity_core::review::RefUpdate {
+        local_ref: tip.to_owned(),
+        local_oid: Some(commit(tip)?),
+        remote_ref: tip.to_owned(),
+        remote_oid: Some(commit(base)?),
+    };
+    local_policy_denial(repo, store, "", &[update], decision)
+}
+
 /// The commit a new ref's policy is read from at the client: what the
 /// remote's own `HEAD` names now, asked of the remote (the server judges a
 /// new ref under its `HEAD`), so neither the name git hands a hook (the

@@ -145,3 +145,24 @@ pub(super) fn judged_name(
         "fix the server's symbolic refs",
     ))
 }
+
+/// Splits `BASE..TIP` (two dots: commits reachable from TIP, not BASE).
+pub(super) fn parse_range(spec: &str) -> Result<(String, String), CliError> {
+    let bad = || {
+        CliError::new(
+            ErrorKind::Usage,
+            "bad_range",
+            format!("`{spec}` is not BASE..TIP"),
+            "name two revisions joined by two dots, e.g. --range origin/main..HEAD",
+        )
+    };
+    if spec.contains("...") {
+        return Err(bad());
+    }
+    match spec.split_once("..") {
+        Some((base, tip)) if !base.is_empty() && !tip.is_empty() && !tip.contains("..") => {
+            Ok((base.to_string(), tip.to_string()))
+        }
+        _ => Err(bad()),
+    }
+}

@@ -243,7 +243,7 @@ fn start_range(
     args: &StartArgs,
     spec: &str,
 ) -> Result<ExitCode, CliError> {
-    let (base, tip) = super::validate::parse_range(spec)?;
+    let (base, tip) = super::receive_refs::parse_range(spec)?;
     let ctx = open(global)?;
     let commits = drivers::start_range(
         &ctx.repo,

@@ -706,27 +706,6 @@ fn validate_pre_pr(
     })
 }
 
-/// Splits `BASE..TIP` (two dots: commits reachable from TIP, not BASE).
-pub(super) fn parse_range(spec: &str) -> Result<(String, String), CliError> {
-    let bad = || {
-        CliError::new(
-            ErrorKind::Usage,
-            "bad_range",
-            format!("`{spec}` is not BASE..TIP"),
-            "name two revisions joined by two dots, e.g. --range origin/main..HEAD",
-        )
-    };
-    if spec.contains("...") {
-        return Err(bad());
-    }
-    match spec.split_once("..") {
-        Some((base, tip)) if !base.is_empty() && !tip.is_empty() && !tip.contains("..") => {
-            Ok((base.to_string(), tip.to_string()))
-        }
-        _ => Err(bad()),
-    }
-}
-
 fn validate_pre_push(
     global: &GlobalArgs,
     out: Output,
@@ -770,7 +749,7 @@ fn validate_pre_push(
             published: probity_core::review::Vouching::Advertised,
         }
     } else if let Some(spec) = &args.range {
-        let (base, tip) = parse_range(spec)?;
+        let (base, tip) = super::receive_refs::parse_range(spec)?;
         PushBoundary::Range { base, tip }
     } else {
         PushBoundary::Head {
@@ -784,6 +763,14 @@ fn validate_pre_push(
         _ => open(global)?,
     };
     let d = drivers::validate_pre_push(&ctx.repo, &ctx.store, &boundary).map_err(review_error)?;
+    // A range (CI's form, or by hand) answers to the repository policy of
+    // its base, as the server applies the old tip's (red team round 18).
+    if let (PushBoundary::Range { base, tip }, Some(spec)) = (&boundary, &args.range)
+        && let Some(den) = pre_receive::range_policy_denial(&ctx.repo, &ctx.store, base, tip, &d)?
+    {
+        let judged = super::next_steps::Judged::OnRemote(spec);
+        return pre_receive::denial_answer(out, "pre-push", &den, judged);
+    }
     if let PushBoundary::Updates {
         remote, updates, ..
     } = &boundary
