@@ -81,6 +81,28 @@ impl ParsedNote {
         }
     }
 
+    /// The bundles of its lines an import takes as authority, in line
+    /// order: parsed, checked against this repository ([`Self::check`])
+    /// and passed by `policy` ([`Self::judge`]), each answer the cached
+    /// one.
+    pub(super) fn passing<G, P>(&self, git: &G, policy: &P) -> Result<Vec<&Bundle>, TransportError>
+    where
+        G: GitPort + ExportGit + ManifestGit,
+        P: Fn(&Bundle) -> Result<(), ReceiveDenial>,
+    {
+        let Ok(lines) = &self.lines else {
+            return Ok(Vec::new());
+        };
+        let mut out = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            let Ok(b) = line else { continue };
+            if matches!(self.check(git, i, b)?, Checked::Passed) && self.judge(b, policy).is_ok() {
+                out.push(b);
+            }
+        }
+        Ok(out)
+    }
+
     /// The bundle of line `i` (0-based), when it parsed.
     pub(super) fn bundle(&self, i: usize) -> Option<&Bundle> {
         self.lines.as_ref().ok()?.get(i)?.as_ref().ok()

@@ -13,7 +13,7 @@ use probity_core::review::{
 };
 
 use super::note_cache::NoteCache;
-use super::{NotesGit, ReceiveDenial, TransportError};
+use super::{ExportGit, GitPort, ManifestGit, NotesGit, ReceiveDenial, TransportError};
 
 /// What judges a note's bundle at the server gate and its CI forms: the
 /// repository policy of the push's bases ([`BundlePolicy::judge`]) and,
@@ -76,9 +76,11 @@ where
 /// The first approval of an allowing `decision` that no bundle of its
 /// delivering commit's own note carries under the policy of that commit's
 /// parent, where the push brings the parent (core's
-/// [`over_pushed_parents`]); `None` when each is carried. Every bundle of
-/// the note carrying the lineage is tried, with the note's signatures, so
-/// one passing line is enough, as at the import.
+/// [`over_pushed_parents`]); `None` when each is carried. Every line of
+/// the note an import takes as authority (checked against the repository
+/// and passed under the bases' rules) that carries the lineage is tried,
+/// with the note's signatures, so one passing line is enough, as at the
+/// import; a line the import refused counts for nothing here either.
 pub(super) fn under_parents<G, P>(
     git: &G,
     notes: &CommitId,
@@ -87,7 +89,7 @@ pub(super) fn under_parents<G, P>(
     cache: &mut NoteCache,
 ) -> Result<Option<ReceiveDenial>, TransportError>
 where
-    G: NotesGit,
+    G: GitPort + ExportGit + ManifestGit + NotesGit,
     P: BundlePolicy + ?Sized,
 {
     for (parent, d) in over_pushed_parents(decision) {
@@ -96,9 +98,10 @@ where
         };
         let note = cache.parsed(bytes);
         let bundles = note.bundles();
+        let passing = note.passing(git, &|b: &Bundle| policy.judge(b))?;
         for lineage in d.approvals() {
             let mut first = None;
-            let carried = bundles
+            let carried = passing
                 .iter()
                 .filter(|b| b.records.iter().any(|r| r.state().lineage_id() == lineage))
                 .any(|b| {
