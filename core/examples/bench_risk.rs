@@ -244,6 +244,7 @@ fn main() {
         ("v9", RiskPolicy::v9()),
         ("v10", RiskPolicy::v10()),
         ("v11", RiskPolicy::v11()),
+        ("v12", RiskPolicy::v12()),
     ];
     let mut digest = Fnv::default();
     println!("| content | v1 | v2 | v3 | v4 | v5 | v6 | v7 | v8 | v9 | v10 | v11 |");

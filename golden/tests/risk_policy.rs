@@ -387,3 +387,13 @@ fn the_builtin_policy_v11_its_digest_and_an_approval_under_it() {
     insta::assert_snapshot!("risk_policy_v11", document);
     approved_under(v11, hash, "policy_v11");
 }
+
+/// v12's document and digest (D-R174; v1's to v11's above keep theirs),
+/// and the parser scenario approved under it.
+#[test]
+fn the_builtin_policy_v12_its_digest_and_an_approval_under_it() {
+    let (v12, hash) = (RiskPolicy::v12(), RiskPolicy::v12_hash());
+    let document = format!("{hash}\n{}", text(canonical_bytes(v12).unwrap()));
+    insta::assert_snapshot!("risk_policy_v12", document);
+    approved_under(v12, hash, "policy_v12");
+}

@@ -300,6 +300,11 @@ proptest! {
         // v11 (D-R170) only follows what the configurations run.
         let v11 = RiskPolicy::v11().classify_in(&files, 1, trees).level();
         prop_assert!(rank(v11) >= rank(v10), "v10 {v10:?}, v11 {v11:?}");
+        // v12 (D-R174) only names more (directories, stems, globs, files
+        // read in turn); its bound counts held files, not names, which a
+        // configuration of at most 24 words never crosses under v11.
+        let v12 = RiskPolicy::v12().classify_in(&files, 1, trees).level();
+        prop_assert!(rank(v12) >= rank(v11), "v11 {v11:?}, v12 {v12:?}");
     }
 }
 
@@ -395,7 +400,7 @@ proptest! {
         };
         prop_assume!(can_hold(&links, &at) && RepoPath::parse(&at).is_ok());
         let task = file(&at, b"{}");
-        for p in [RiskPolicy::v8(), RiskPolicy::v9(), RiskPolicy::v10(), RiskPolicy::v11()] {
+        for p in [RiskPolicy::v8(), RiskPolicy::v9(), RiskPolicy::v10(), RiskPolicy::v11(), RiskPolicy::v12()] {
             let a = p.classify_linked(std::slice::from_ref(&task), 1, &symlinks(&links));
             prop_assert_eq!(a.level(), RiskLevel::High, "{:?} at {}", links, at);
         }
@@ -449,7 +454,7 @@ proptest! {
             changed.content = CandidateContent::Absent;
         }
         let both = [symlinks(&base), symlinks(&cand)].concat();
-        for p in [RiskPolicy::v8(), RiskPolicy::v9(), RiskPolicy::v10(), RiskPolicy::v11()] {
+        for p in [RiskPolicy::v8(), RiskPolicy::v9(), RiskPolicy::v10(), RiskPolicy::v11(), RiskPolicy::v12()] {
         let a = p.classify_linked(std::slice::from_ref(&changed), 1, &both);
         prop_assert_eq!(
             a.level(),

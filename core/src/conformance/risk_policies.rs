@@ -2,7 +2,7 @@
 //! every earlier vector (so those keep their lines in the vector file):
 //! v2's (D-R114), then v3's (D-R122), then v4's (D-R131), then v5's
 //! (D-R135), then v6's (D-R143), then v7's (D-R165), then v8's
-//! (D-R167), then v9's (D-R168), then v10's (D-R169), then v11's (D-R170), each its
+//! (D-R167), then v9's (D-R168), then v10's (D-R169), then v11's (D-R170), then v12's (D-R174), each its
 //! document and digest, and a state revision and receipt made under it.
 
 use super::{Builder, VectorError, err, receipt_vector, state_err, state_vector, to_value};
@@ -11,7 +11,7 @@ use crate::review::fixtures;
 use crate::review::{
     Lens, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, POLICY_V6_DOMAIN,
     POLICY_V7_DOMAIN, POLICY_V8_DOMAIN, POLICY_V9_DOMAIN, POLICY_V10_DOMAIN, POLICY_V11_DOMAIN,
-    Receipt, RiskPolicy,
+    POLICY_V12_DOMAIN, Receipt, RiskPolicy,
 };
 
 pub(super) fn vectors(b: &mut Builder) -> Result<(), VectorError> {
@@ -75,6 +75,12 @@ pub(super) fn vectors(b: &mut Builder) -> Result<(), VectorError> {
             POLICY_V11_DOMAIN,
             RiskPolicy::v11(),
             RiskPolicy::v11_hash(),
+        ),
+        (
+            "v12",
+            POLICY_V12_DOMAIN,
+            RiskPolicy::v12(),
+            RiskPolicy::v12_hash(),
         ),
     ] {
         let n = format!("risk-policy-{version}");

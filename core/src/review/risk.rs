@@ -27,7 +27,7 @@ mod scan;
 mod tests;
 
 use builtins::*;
-pub use follow::FollowRule;
+pub use follow::{FollowRule, StructuralRule};
 use links::Links;
 pub use links::Symlink;
 pub use reasons::{RiskAssessment, RiskReason, UnexplainedRisk};
@@ -67,6 +67,9 @@ pub const POLICY_V10_DOMAIN: Domain = Domain::new("probity/risk-policy/v10");
 
 /// Domain of `policy_hash` for the built-in policy v11.
 pub const POLICY_V11_DOMAIN: Domain = Domain::new("probity/risk-policy/v11");
+
+/// Domain of `policy_hash` for the built-in policy v12.
+pub const POLICY_V12_DOMAIN: Domain = Domain::new("probity/risk-policy/v12");
 
 /// What the base and candidate trees of a change hold besides its changed
 /// files, which a policy may read: their symbolic links (v4) and the
@@ -177,7 +180,7 @@ pub struct GoldenRule {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RiskPolicy {
-    /// The policy's version label, `probity.risk-policy/v1` to `/v11`.
+    /// The policy's version label, `probity.risk-policy/v1` to `/v12`.
     pub schema: String,
     /// Path tokens (a path split at `/`, `\`, `.`, `-` and `_`,
     /// lowercased) that make a change high (`path_token:<t>`).
@@ -476,7 +479,7 @@ impl RiskPolicy {
             Some(rule) if done <= rule.reads && !self.auto_run_reference_configs.is_empty() => {
                 let (_, next) =
                     follow::follow(configs, &self.auto_run_reference_configs, rule, done);
-                if next.len() > usize::from(rule.files_per_read) {
+                if next.len() > rule.names_bound() {
                     Vec::new()
                 } else {
                     next

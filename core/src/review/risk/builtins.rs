@@ -1,5 +1,5 @@
 //! The built-in risk policies (`core/policy/risk-policy-v1.json` to
-//! `-v11.json`, embedded): each parsed and hashed once, its automata built
+//! `-v12.json`, embedded): each parsed and hashed once, its automata built
 //! on first use, and the accessors naming each version and the newest.
 
 use std::sync::LazyLock;
@@ -8,7 +8,7 @@ use super::scan::Scan;
 use super::{
     POLICY_DOMAIN, POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, POLICY_V4_DOMAIN, POLICY_V5_DOMAIN,
     POLICY_V6_DOMAIN, POLICY_V7_DOMAIN, POLICY_V8_DOMAIN, POLICY_V9_DOMAIN, POLICY_V10_DOMAIN,
-    POLICY_V11_DOMAIN, RiskPolicy,
+    POLICY_V11_DOMAIN, POLICY_V12_DOMAIN, RiskPolicy,
 };
 use crate::canonical::canonical_digest;
 use crate::digest::{Domain, Sha256Digest};
@@ -24,6 +24,7 @@ pub(super) const POLICY_V8_JSON: &str = include_str!("../../../policy/risk-polic
 pub(super) const POLICY_V9_JSON: &str = include_str!("../../../policy/risk-policy-v9.json");
 pub(super) const POLICY_V10_JSON: &str = include_str!("../../../policy/risk-policy-v10.json");
 pub(super) const POLICY_V11_JSON: &str = include_str!("../../../policy/risk-policy-v11.json");
+pub(super) const POLICY_V12_JSON: &str = include_str!("../../../policy/risk-policy-v12.json");
 
 /// A built-in policy with its digest and its automata, built once.
 pub(super) struct Builtin {
@@ -62,10 +63,12 @@ static POLICY_V10: LazyLock<Builtin> =
     LazyLock::new(|| builtin(POLICY_V10_JSON, POLICY_V10_DOMAIN));
 static POLICY_V11: LazyLock<Builtin> =
     LazyLock::new(|| builtin(POLICY_V11_JSON, POLICY_V11_DOMAIN));
+static POLICY_V12: LazyLock<Builtin> =
+    LazyLock::new(|| builtin(POLICY_V12_JSON, POLICY_V12_DOMAIN));
 
 /// The built-in policies, oldest first: a state names one of them by its
 /// digest, and the newest derives what a gate checks.
-pub(super) fn builtins() -> [&'static Builtin; 11] {
+pub(super) fn builtins() -> [&'static Builtin; 12] {
     [
         &*POLICY_V1,
         &*POLICY_V2,
@@ -78,6 +81,7 @@ pub(super) fn builtins() -> [&'static Builtin; 11] {
         &*POLICY_V9,
         &*POLICY_V10,
         &*POLICY_V11,
+        &*POLICY_V12,
     ]
 }
 
@@ -231,14 +235,28 @@ impl RiskPolicy {
         POLICY_V11.hash
     }
 
+    /// The built-in policy v12: v11's rules, and its following made
+    /// structural: every name also a directory and a stem, globs and
+    /// variables inside a component matched, more kinds of file read in
+    /// turn, the per-step bound on the files the trees hold (D-R174).
+    pub fn v12() -> &'static RiskPolicy {
+        &POLICY_V12.policy
+    }
+
+    /// The canonical digest of the built-in policy v12
+    /// (`probity/risk-policy/v12`).
+    pub fn v12_hash() -> Sha256Digest {
+        POLICY_V12.hash
+    }
+
     /// The newest built-in policy: what `start` freezes under and what a
     /// gate derives a record's tier with, whatever policy the record names.
     pub fn newest() -> &'static RiskPolicy {
-        Self::v11()
+        Self::v12()
     }
 
     /// The digest of [`RiskPolicy::newest`].
     pub fn newest_hash() -> Sha256Digest {
-        Self::v11_hash()
+        Self::v12_hash()
     }
 }

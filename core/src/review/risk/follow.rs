@@ -28,6 +28,8 @@ use super::RunConfig;
 use super::refs::{self, References};
 use crate::review::snapshot::CandidateContent;
 
+mod structural;
+
 /// How far a policy follows what its auto-run configurations run (v11).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -39,8 +41,37 @@ pub struct FollowRule {
     /// the chain runs.
     pub reads: u8,
     /// At most this many new files to read at one step: more, and every
-    /// changed file may be one they name.
+    /// changed file may be one they name. Under v12's
+    /// [`FollowRule::structural`], the files the trees hold.
     pub files_per_read: u16,
+    /// v12 (D-R174, red team round 18): every name is also a directory
+    /// and a stem, globs and variables inside a component match, and
+    /// more kinds of file are read in turn (`structural.rs`). Absent
+    /// before v12.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structural: Option<StructuralRule>,
+}
+
+/// v12's structural following: how many names one step may ask of the
+/// trees (each a lookup; the ones the trees hold count against
+/// [`FollowRule::files_per_read`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StructuralRule {
+    /// At most this many names asked at one step: more, and every changed
+    /// file may be one they name.
+    pub names_per_read: u16,
+}
+
+impl FollowRule {
+    /// How many names one step may ask of the trees: v12's
+    /// `names_per_read`, else `files_per_read` (v11 counts names).
+    pub(super) fn names_bound(&self) -> usize {
+        match &self.structural {
+            Some(s) => usize::from(s.names_per_read),
+            None => usize::from(self.files_per_read),
+        }
+    }
 }
 
 /// Commands that read a `Makefile` of their directory.
@@ -147,10 +178,12 @@ const SCRIPT_EXTENSIONS: &[&str] = &["sh", "bash", "zsh", "ksh", "dash", "mk", "
 const ASSIGNS: &[&str] = &["=", ":=", "::=", "?=", "+=", "!="];
 
 /// One piece of a word, and whether a variable (`$`) came before it in
-/// that word (`${D}/env`: `/env` may sit under any directory).
+/// that word (`${D}/env`: `/env` may sit under any directory); and, under
+/// v12, whether it names a file only (a JSON key, an inert key's value).
 struct Piece {
     text: String,
     after_variable: bool,
+    file_only: bool,
 }
 
 /// One source's pieces in order, and the values its assignments give
@@ -190,7 +223,8 @@ pub(super) fn follow(
     }
     cwds.sort();
     cwds.dedup();
-    let bound = usize::from(rule.files_per_read);
+    let v12 = rule.structural.is_some();
+    let bound = rule.names_bound();
     let mut carried: Vec<String> = Vec::new();
     let mut entered: Vec<String> = Vec::new();
     let mut step = 0u8;
@@ -202,12 +236,30 @@ pub(super) fn follow(
             };
             let path = c.path.as_str();
             let words = if path.ends_with(".json") || path.ends_with(".jsonc") {
-                words_of(refs::json_strings(&text), false)
+                let tokens = refs::json_tokens(&text);
+                let words = if v12 {
+                    structural::json_words(tokens)
+                } else {
+                    tokens.into_iter().map(|(s, _)| (s, false)).collect()
+                };
+                words_of(words, false, v12)
             } else if *config && !path.ends_with(".envrc") {
                 // A pre-commit configuration: v5's values.
-                words_of(refs::yaml_values(&text, &["entry", "args"]), false)
+                words_of(
+                    plain(refs::yaml_values(&text, &["entry", "args"])),
+                    false,
+                    v12,
+                )
+            } else if v12 && is_windows_script(path) {
+                // `python tools\gen.py` in a `.cmd`: a path separator,
+                // never an escape (round 18's 04v).
+                words_of(
+                    plain(refs::envrc_words(&text.replace('\\', "/")).0),
+                    true,
+                    v12,
+                )
             } else {
-                words_of(refs::envrc_words(&text).0, true)
+                words_of(plain(refs::envrc_words(&text).0), true, v12)
             };
             let mut bases = vec![String::new()];
             if !*config && let Some((dir, _)) = path.rsplit_once('/') {
@@ -218,6 +270,8 @@ pub(super) fn follow(
             let mut sink = Sink {
                 out: &mut out,
                 next: &mut next,
+                v12,
+                below: false,
             };
             entered.extend(name_all(&bases, &words, &mut sink));
         }
@@ -249,10 +303,29 @@ pub(super) fn follow(
             .filter(|c| next.contains(c.path.as_str()))
             .map(|c| (c, false))
             .collect();
+        // v12 bounds the files the trees hold, not the names asked (red
+        // team round 18's 02c: a `package.json`'s dependencies).
+        if v12 && level.len() > usize::from(rule.files_per_read) {
+            out.unread = true;
+            return (sorted(out), Vec::new());
+        }
         if level.is_empty() && next.is_empty() {
             return (sorted(out), Vec::new());
         }
     }
+}
+
+/// Whether `path` is a Windows script (`.cmd`, `.bat`, `.ps1`, `.psm1`),
+/// whose `\\` separates a path.
+fn is_windows_script(path: &str) -> bool {
+    path.rsplit_once('.').is_some_and(|(_, ext)| {
+        ["cmd", "bat", "ps1", "psm1"].contains(&ext.to_ascii_lowercase().as_str())
+    })
+}
+
+/// Words that may each name a directory too (v12): not a file only.
+fn plain(words: Vec<String>) -> Vec<(String, bool)> {
+    words.into_iter().map(|w| (w, false)).collect()
 }
 
 /// `c`'s text when it was read whole; else `out` is marked unread.
@@ -274,12 +347,8 @@ fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-fn sorted(mut out: References) -> References {
-    for list in [&mut out.paths, &mut out.dirs, &mut out.suffixes] {
-        list.sort();
-        list.dedup();
-    }
-    out
+fn sorted(out: References) -> References {
+    out.sorted()
 }
 
 /// The values of every `cwd` key of a tasks document (`options.cwd`, of
@@ -320,11 +389,12 @@ fn without_variables(text: &str) -> String {
 /// a `$` came before it in its word; and, for a script (`script`), what
 /// its assignments give. A script's word loses a recipe's `@` and `+`,
 /// and a `-` before a path or a variable (`-./x`, `-$(MAKE)`).
-fn words_of(words: Vec<String>, script: bool) -> Words {
+fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> Words {
     let mut pieces = Vec::new();
     let mut values = Vec::new();
     let mut assigned = false;
-    for w in &words {
+    for (w, file_only) in &words {
+        let file_only = *file_only;
         let mut w = w.as_str();
         if script {
             w = w.trim_start_matches(['@', '+']);
@@ -349,13 +419,24 @@ fn words_of(words: Vec<String>, script: bool) -> Words {
             }
         }
         let mut after_variable = false;
+        // v12: a variable inside a component is a glob's `*`, and a glob
+        // is one piece.
+        let rewritten;
+        let separator: fn(char) -> bool = if v12 {
+            rewritten = structural::globbed(w);
+            w = &rewritten;
+            |c| refs::is_separator(c) && !matches!(c, '*' | '?' | '[' | ']')
+        } else {
+            refs::is_separator
+        };
         let mut rest = w;
         while !rest.is_empty() {
-            let end = rest.find(refs::is_separator).unwrap_or(rest.len());
+            let end = rest.find(separator).unwrap_or(rest.len());
             if end > 0 {
                 pieces.push(Piece {
                     text: rest[..end].to_string(),
                     after_variable,
+                    file_only,
                 });
             }
             let Some(sep) = rest[end..].chars().next() else {
@@ -378,13 +459,41 @@ fn words_of(words: Vec<String>, script: bool) -> Words {
 struct Sink<'a> {
     out: &'a mut References,
     next: &'a mut BTreeSet<String>,
+    /// Under v12.
+    v12: bool,
+    /// Whether what is added now also names what is below it and its
+    /// stem (v12, a piece that is not a file only).
+    below: bool,
 }
 
 impl Sink<'_> {
     fn add(&mut self, path: String, read: bool) {
-        self.out.paths.push(path.to_ascii_lowercase());
+        let lower = path.to_ascii_lowercase();
+        if self.below {
+            self.out.below.push(lower.clone());
+        }
+        self.out.paths.push(lower);
         if read {
             self.next.insert(path);
+        }
+    }
+
+    /// v12: the glob `piece` from each of `dirs` (and, after a variable,
+    /// at any depth).
+    fn glob(&mut self, dirs: &[String], piece: &str, anywhere: bool) {
+        let mut patterns = joined(dirs, piece);
+        if anywhere {
+            patterns.push(format!("**/{}", piece.trim_start_matches('/')));
+        }
+        for p in patterns {
+            self.out.add_glob(&p);
+        }
+    }
+
+    /// v12: globs matched at any depth (`test_*.py`, `__tests__`).
+    fn anywhere_globs(&mut self, globs: &[&str]) {
+        for g in globs {
+            self.out.add_glob(&format!("**/{g}"));
         }
     }
 
@@ -456,8 +565,18 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
     dirs.sort();
     dirs.dedup();
     let mut pending = false;
+    let v12 = sink.v12;
     for (i, (p, l)) in pieces.iter().zip(&lower).enumerate() {
         let name = base_name(l);
+        if v12 {
+            if structural::is_glob(&p.text) {
+                sink.below = true;
+                sink.glob(&dirs, &p.text, p.after_variable && p.text.starts_with('/'));
+                sink.below = false;
+                continue;
+            }
+            v12_tables(pieces, &lower, i, &dirs, sink);
+        }
         if MAKES.contains(&name) {
             sink.each(&dirs, MAKEFILES, true);
         }
@@ -509,7 +628,12 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
         };
         let glued = text.len() != p.text.len();
         let name = base_name(text);
+        let extension = name
+            .rsplit_once('.')
+            .map(|(_, ext)| ext.to_ascii_lowercase())
+            .unwrap_or_default();
         let read = runs
+            || (v12 && structural::READ_EXTENSIONS.contains(&extension.as_str()))
             || glued
             || MAKEFILES
                 .iter()
@@ -526,9 +650,13 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
             // shell runs it as a script, `#!` line or not.
             || ((text.starts_with("./") || text.trim_start_matches('/').contains('/'))
                 && !name.contains('.'));
+        sink.below = v12 && !p.file_only;
         if p.after_variable && text.starts_with('/') {
             // `${D}/env`: under whatever `D` is.
             sink.anywhere(text.trim_start_matches('/'));
+            if sink.below {
+                sink.anywhere_globs(&[text.trim_start_matches('/')]);
+            }
             for path in joined(&dirs, text.trim_start_matches('/')) {
                 sink.add(path, read);
             }
@@ -536,8 +664,64 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
         for path in joined(&dirs, text) {
             sink.add(path, read);
         }
+        sink.below = false;
+        // v12: `pkg.cli` (a `pyproject.toml` script, an import) names its
+        // module's files, read in turn.
+        if v12 && structural::is_dotted_module(text) {
+            let files = module_files(text);
+            let files: Vec<&str> = files.iter().map(String::as_str).collect();
+            sink.each(&dirs, &files, true);
+        }
     }
     beyond
+}
+
+/// v12's tables at piece `i` (lowercased `lower`), named from `dirs`:
+/// package runners' `package.json` and npm's implicit `server.js`, Python
+/// project tools' `pyproject.toml`, the configurations tools load, the
+/// files test runners discover, and every file when a runtime or a walker
+/// is given the root.
+fn v12_tables(pieces: &[Piece], lower: &[String], i: usize, dirs: &[String], sink: &mut Sink<'_>) {
+    let name = base_name(&lower[i]);
+    if structural::NPXS.contains(&name) {
+        sink.each(dirs, &["package.json"], true);
+    }
+    if NPMS.contains(&name) {
+        // `npm start` without a `start` script runs `node server.js`.
+        sink.each(dirs, &["server.js"], true);
+    }
+    for (tool, files) in structural::PY_PROJECTS {
+        if name == *tool {
+            sink.each(dirs, files, true);
+        }
+    }
+    // A tool's name, or the module `python -m` runs.
+    let module = (i > 0 && lower[i - 1] == "-m").then_some(lower[i].as_str());
+    for tool in [Some(name), module].into_iter().flatten() {
+        for (t, globs) in structural::LOADS_CONFIG {
+            if tool == *t {
+                for g in *globs {
+                    sink.glob(dirs, g, false);
+                }
+            }
+        }
+        for (t, globs) in structural::DISCOVERS {
+            if tool == *t {
+                sink.anywhere_globs(globs);
+            }
+        }
+    }
+    let walks = structural::RUNS_DIRECTORY.contains(&name)
+        || (name == "find"
+            && lower
+                .iter()
+                .any(|w| structural::FIND_RUNS.contains(&w.as_str())));
+    if walks
+        && let Some(target) = pieces[i + 1..].iter().find(|n| !n.text.starts_with('-'))
+        && matches!(target.text.as_str(), "." | "./")
+    {
+        sink.out.unread = true;
+    }
 }
 
 /// The files `python -m a.b` may run: `a/b.py`, `a/b/__main__.py` and the
@@ -560,232 +744,4 @@ fn module_files(module: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::review::fixtures::run_config as config;
-
-    fn rule() -> FollowRule {
-        FollowRule {
-            reads: 3,
-            files_per_read: 64,
-        }
-    }
-
-    fn names() -> Vec<String> {
-        vec![
-            ".vscode/tasks.json".into(),
-            ".pre-commit-config.yaml".into(),
-            ".envrc".into(),
-        ]
-    }
-
-    const TASKS: &str = r#"{"version":"2.0.0","tasks":[
-      {"label":"b","command":"python3 build.py","options":{"cwd":"${workspaceFolder}/tools"}},
-      {"label":"m","command":"make","args":["-C","web","dev"]},
-      {"label":"n","command":"npm","args":["run","dev"]},
-      {"label":"p","command":"python3 -m pkg.cli"}
-    ]}"#;
-
-    #[test]
-    fn a_task_names_from_its_cwd_and_what_its_tools_read() {
-        let configs = [config(".vscode/tasks.json", TASKS)];
-        let (r, next) = follow(&configs, &names(), &rule(), 0);
-        for p in [
-            "tools/build.py",
-            "build.py",
-            "web/makefile",
-            "makefile",
-            "package.json",
-            "tools/package.json",
-            "pkg/cli.py",
-            "pkg/cli/__main__.py",
-            "pkg/__init__.py",
-        ] {
-            assert!(r.names(p), "{p}");
-        }
-        assert!(!r.names("src/lib.rs"));
-        assert!(!r.names("tools/other.py"));
-        // The Makefiles and package.json files are read next; a Python
-        // file is named, not read.
-        for p in ["web/Makefile", "Makefile", "GNUmakefile", "package.json"] {
-            assert!(next.iter().any(|n| n == p), "{p} in {next:?}");
-        }
-        assert!(!next.iter().any(|n| n.ends_with(".py")), "{next:?}");
-    }
-
-    #[test]
-    fn what_a_read_file_runs_is_named_in_turn() {
-        let configs = [
-            config(".vscode/tasks.json", TASKS),
-            config(
-                "web/Makefile",
-                "dev:\n\t@cd sub && ./run.sh\n\t-$(MAKE) -f extra.mk\n",
-            ),
-            config("package.json", r#"{"scripts":{"dev":"bash scripts/dev"}}"#),
-            config("scripts/dev", "echo no shebang: not followed; x/y.sh\n"),
-            config("web/sub/run.sh", "source ./env.sh\n"),
-            config("web/extra.mk", "all:\n\tsh gen/go\n"),
-        ];
-        let (r, _) = follow(&configs, &names(), &rule(), 3);
-        for p in [
-            "web/sub/run.sh",
-            "scripts/dev",
-            "web/extra.mk",
-            "web/sub/env.sh",
-            "web/gen/go",
-        ] {
-            assert!(r.names(p), "{p}");
-        }
-        // `scripts/dev` was named by `bash`, so it is read as a script.
-        assert!(r.names("x/y.sh"));
-        // One read fewer: what the recipe's script sources is not named.
-        let (short, next) = follow(&configs, &names(), &rule(), 1);
-        assert!(short.names("web/sub/run.sh"));
-        assert!(!short.names("web/sub/env.sh"));
-        assert!(next.iter().any(|n| n == "web/sub/run.sh"), "{next:?}");
-    }
-
-    /// A shell runs a file without `#!` as a script too (ENOEXEC), so a
-    /// path without an extension is followed either way (red team round
-    /// 17, 02e2).
-    #[test]
-    fn a_file_named_by_path_alone_is_followed_with_or_without_a_shebang() {
-        let tasks = r#"{"tasks":[{"command":"./bin/dev"}]}"#;
-        for body in ["#!/bin/sh\n./lib/x\n", "./lib/x\n"] {
-            let configs = [config(".vscode/tasks.json", tasks), config("bin/dev", body)];
-            let (r, _) = follow(&configs, &names(), &rule(), 3);
-            assert!(r.names("bin/dev"));
-            assert!(r.names("lib/x"), "{body}");
-        }
-    }
-
-    /// Red team round 17's 02: each way a task ran a file v11 did not
-    /// follow, named now.
-    #[test]
-    fn what_round_17_found_unfollowed_is_named() {
-        let task = |command: &str| format!(r#"{{"tasks":[{{"command":"{command}"}}]}}"#);
-        for (command, files, edited) in [
-            // Glued options.
-            ("make -ftools/build.mk", vec![], "tools/build.mk"),
-            ("make -Ctools", vec![], "tools/makefile"),
-            // A `cd` in the task's own command.
-            ("cd tools && python3 gen.py", vec![], "tools/gen.py"),
-            // A path after a variable, its value assigned in the script.
-            (
-                "sh tools/a.sh",
-                vec![("tools/a.sh", "D=tools; . \"${D}/env\"\n")],
-                "tools/env",
-            ),
-            (
-                "make",
-                vec![("Makefile", "D := tools\ninclude $(D)/rules.mk\n")],
-                "tools/rules.mk",
-            ),
-            (
-                "make",
-                vec![
-                    ("Makefile", "D := tools\ninclude $(D)/rules.mk\n"),
-                    ("tools/rules.mk", "all:\n\tpython3 tools/step.py\n"),
-                ],
-                "tools/step.py",
-            ),
-            // An option between the shell and the file; no `#!` line.
-            (
-                "bash -e tools/run",
-                vec![("tools/run", "python3 tools/step.py\n")],
-                "tools/step.py",
-            ),
-            // Workspaces.
-            (
-                "npm run dev -w packages/a",
-                vec![],
-                "packages/a/package.json",
-            ),
-            (
-                "npm run dev --workspaces",
-                vec![],
-                "packages/z/package.json",
-            ),
-            // Tools' default files.
-            ("task", vec![], "taskfile.yml"),
-            ("rake", vec![], "rakefile"),
-            ("tox", vec![], "tox.ini"),
-            ("deno task dev", vec![], "deno.json"),
-            ("python3 -m pytest -q", vec![], "tests/unit/conftest.py"),
-            ("invoke build", vec![], "tasks.py"),
-            // Round 18: a `cd` with a variable, past `--`; `env
-            // --chdir`; `make -I`.
-            (
-                "cd ${workspaceFolder}/tools && python3 gen.py",
-                vec![],
-                "tools/gen.py",
-            ),
-            ("cd -- tools && python3 gen.py", vec![], "tools/gen.py"),
-            ("env --chdir=tools python3 gen.py", vec![], "tools/gen.py"),
-            (
-                "make -I tools",
-                vec![("Makefile", "include rules.mk\n")],
-                "tools/rules.mk",
-            ),
-        ] {
-            let mut configs = vec![config(".vscode/tasks.json", &task(command))];
-            configs.extend(files.iter().map(|(p, b)| config(p, b)));
-            let (r, _) = follow(&configs, &names(), &rule(), 3);
-            assert!(r.names(edited), "{command}: {edited}");
-            assert!(!r.names("src/lib.rs"), "{command}: everything named");
-        }
-    }
-
-    /// A file the trees hold one step beyond the last read runs what no
-    /// read followed: every changed file may be one it runs (red team
-    /// round 17, 02f2: a chain deeper than the reads).
-    #[test]
-    fn a_chain_deeper_than_the_reads_names_everything() {
-        let tasks = r#"{"tasks":[{"command":"./t/1"}]}"#;
-        let chain = |n: usize| {
-            let mut c = vec![config(".vscode/tasks.json", tasks)];
-            for i in 1..=n {
-                c.push(config(&format!("t/{i}"), &format!("./t/{}\n", i + 1)));
-            }
-            c
-        };
-        // Reads t/1, t/2, t/3; t/4 is named (held or not).
-        let (short, _) = follow(&chain(3), &names(), &rule(), 3);
-        assert!(short.names("t/4"));
-        assert!(!short.names("src/lib.rs"));
-        // t/4 held: what it runs was never read.
-        let (deep, _) = follow(&chain(4), &names(), &rule(), 3);
-        assert!(deep.names("t/6"));
-        assert!(deep.names("src/lib.rs"));
-    }
-
-    #[test]
-    fn too_many_files_to_read_at_one_step_name_everything() {
-        let many: Vec<String> = (0..9).map(|i| format!("\"s{i}.sh\"")).collect();
-        let tasks = format!(r#"{{"tasks":[{{"args":[{}]}}]}}"#, many.join(","));
-        let configs = [config(".vscode/tasks.json", &tasks)];
-        let at_most = |files_per_read| FollowRule {
-            reads: 3,
-            files_per_read,
-        };
-        let (r, _) = follow(&configs, &names(), &at_most(8), 3);
-        assert!(r.names("src/anything.rs"));
-        let (few, _) = follow(&configs, &names(), &at_most(9), 3);
-        assert!(!few.names("src/anything.rs"));
-    }
-
-    #[test]
-    fn a_read_file_longer_than_was_read_names_everything() {
-        let mut long = config("Makefile", "dev:\n");
-        long.content = CandidateContent::Bytes {
-            bytes: b"dev:\n".to_vec(),
-            complete: false,
-        };
-        let configs = [
-            config(".vscode/tasks.json", r#"{"tasks":[{"command":"make"}]}"#),
-            long,
-        ];
-        let (r, _) = follow(&configs, &names(), &rule(), 3);
-        assert!(r.names("src/lib.rs"));
-    }
-}
+mod tests;

@@ -9,6 +9,7 @@
 
 use crate::review::ids::RepoPath;
 use crate::review::snapshot::CandidateContent;
+use crate::snapshot_tools::Glob;
 
 /// A configuration file of a tree whose references the policy reads
 /// (`auto_run_reference_configs`): its path and its content (the first
@@ -33,6 +34,13 @@ pub(super) struct References {
     /// tool loads from every directory): the path itself, or any path
     /// ending in `/` and it.
     pub(super) suffixes: Vec<String>,
+    /// Paths that name what is below them and their stem too (v12,
+    /// D-R174: `tools/hooks` names `tools/hooks/a`, `tools/json` names
+    /// `tools/json.py`), sorted.
+    pub(super) below: Vec<String>,
+    /// Globs over paths, each also naming what is below a directory it
+    /// matches (v12: `tools/*.mk`, `**/test_*.py`), lowercased.
+    pub(super) globs: Vec<(String, Glob)>,
     pub(super) unread: bool,
 }
 
@@ -93,6 +101,15 @@ impl References {
         out
     }
 
+    /// Adds the glob `pattern` (v12), lowercased; one a glob cannot be
+    /// (above the root, inside `.git`) names nothing.
+    pub(super) fn add_glob(&mut self, pattern: &str) {
+        let lower = pattern.to_ascii_lowercase();
+        if let Ok(Some(glob)) = Glob::parse(lower.as_bytes()) {
+            self.globs.push((lower, glob));
+        }
+    }
+
     /// Takes the configurations as not read whole (v10: one sits behind a
     /// link the trees cannot resolve).
     pub(super) fn mark_unread(&mut self) {
@@ -117,6 +134,49 @@ impl References {
                     && lower.starts_with(r.as_str())
                     && lower.as_bytes()[r.len()] == b'/'
             })
+            || self.below_names(&lower)
+            || (!self.globs.is_empty()
+                && prefixes(&lower)
+                    .any(|p| self.globs.iter().any(|(_, g)| g.matches(p.as_bytes()))))
+    }
+
+    /// Whether `lower` is below one of [`References::below`], or its stem
+    /// (the last component without its last extension) is one.
+    fn below_names(&self, lower: &str) -> bool {
+        let has = |p: &str| self.below.binary_search_by(|b| b.as_str().cmp(p)).is_ok();
+        if self.below.is_empty() {
+            return false;
+        }
+        let name_at = lower.rfind('/').map_or(0, |i| i + 1);
+        let stem = lower[name_at..]
+            .rfind('.')
+            .filter(|d| *d > 0)
+            .map(|d| &lower[..name_at + d]);
+        prefixes(lower).any(has) || stem.is_some_and(has)
+    }
+}
+
+/// `path` and each of its directories (`a/b/c`, `a/b`, `a`).
+fn prefixes(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(path).chain(path.match_indices('/').map(move |(i, _)| &path[..i]))
+}
+
+impl References {
+    /// Sorts and dedups every list ([`References::names`] searches
+    /// `paths` and `below` by bisection).
+    pub(super) fn sorted(mut self) -> Self {
+        for list in [
+            &mut self.paths,
+            &mut self.dirs,
+            &mut self.suffixes,
+            &mut self.below,
+        ] {
+            list.sort();
+            list.dedup();
+        }
+        self.globs.sort_by(|a, b| a.0.cmp(&b.0));
+        self.globs.dedup_by(|a, b| a.0 == b.0);
+        self
     }
 }
 

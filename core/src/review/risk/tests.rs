@@ -513,6 +513,7 @@ fn older_than(n: usize) -> Vec<(&'static RiskPolicy, &'static str)> {
         (RiskPolicy::v9(), POLICY_V9_JSON),
         (RiskPolicy::v10(), POLICY_V10_JSON),
         (RiskPolicy::v11(), POLICY_V11_JSON),
+        (RiskPolicy::v12(), POLICY_V12_JSON),
     ]
     .into_iter()
     .take(n - 1)
@@ -1946,8 +1947,6 @@ fn v11_rates_what_a_task_runs_indirectly() {
         ("v11", POLICY_V11_DOMAIN),
         &older,
     );
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v11_hash());
-    assert!(std::ptr::eq(RiskPolicy::newest(), v11));
     assert!(older.iter().all(|(p, _)| p.references_followed.is_none()));
     let mut same = v11.clone();
     same.schema = v10.schema.clone();
@@ -1990,4 +1989,71 @@ fn v11_rates_what_a_task_runs_indirectly() {
     );
     assert!(v11.reference_reads(&configs, 3).is_empty());
     assert!(v10.reference_reads(&configs, 0).is_empty());
+}
+
+/// Red team round 18 (D-R174): v12 is v11 with its following made
+/// structural; nothing else differs, and a change no task reaches rates
+/// as under v11.
+#[test]
+fn v12_follows_by_shape() {
+    let (v11, v12) = (RiskPolicy::v11(), RiskPolicy::v12());
+    let older = older_than(12);
+    follows(
+        (v11, RiskPolicy::v11_hash()),
+        (v12, RiskPolicy::v12_hash()),
+        ("v12", POLICY_V12_DOMAIN),
+        &older,
+    );
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v12_hash());
+    assert!(std::ptr::eq(RiskPolicy::newest(), v12));
+    assert!(
+        older
+            .iter()
+            .filter_map(|(p, _)| p.references_followed.as_ref())
+            .all(|f| f.structural.is_none())
+    );
+    let mut same = v12.clone();
+    same.schema = v11.schema.clone();
+    if let Some(f) = same.references_followed.as_mut() {
+        f.structural = None;
+    }
+    assert_eq!(&same, v11);
+    let tasks = r#"{"tasks":[{"label":"b","command":"run-parts tools/hooks"},{"command":"make"}]}"#;
+    let configs = [
+        crate::review::fixtures::run_config(".vscode/tasks.json", tasks),
+        crate::review::fixtures::run_config("Makefile", "include mk/*.mk\n"),
+    ];
+    let trees = TreeInputs {
+        configs: &configs,
+        ..TreeInputs::default()
+    };
+    for path in ["tools/hooks/a", "mk/rules.mk"] {
+        let edit = [file(path, R, R, b"echo\n")];
+        let a = v12.classify_in(&edit, 1, trees);
+        assert_eq!(a.level(), RiskLevel::High, "{path}");
+        assert!(a.reasons().contains(&RiskReason::AutoRunConfig), "{path}");
+        assert_ne!(
+            v11.classify_in(&edit, 1, trees).level(),
+            RiskLevel::High,
+            "{path}"
+        );
+    }
+    let plain = [file("src/lib.rs", R, R, b"pub fn f() {}\n")];
+    assert_eq!(
+        v12.classify_in(&plain, 1, trees),
+        v11.classify_in(&plain, 1, trees)
+    );
+    // A Python file v12 reads in turn; v11 names it only.
+    let py = [crate::review::fixtures::run_config(
+        ".vscode/tasks.json",
+        r#"{"tasks":[{"command":"python3 tools/gen.py"}]}"#,
+    )];
+    assert!(
+        v12.reference_reads(&py, 0)
+            .contains(&"tools/gen.py".to_string())
+    );
+    assert!(
+        !v11.reference_reads(&py, 0)
+            .contains(&"tools/gen.py".to_string())
+    );
 }

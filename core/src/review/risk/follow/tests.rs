@@ -1,0 +1,422 @@
+use super::*;
+use crate::review::fixtures::run_config as config;
+
+fn rule() -> FollowRule {
+    FollowRule {
+        reads: 3,
+        files_per_read: 64,
+        structural: None,
+    }
+}
+
+fn names() -> Vec<String> {
+    vec![
+        ".vscode/tasks.json".into(),
+        ".pre-commit-config.yaml".into(),
+        ".envrc".into(),
+    ]
+}
+
+const TASKS: &str = r#"{"version":"2.0.0","tasks":[
+  {"label":"b","command":"python3 build.py","options":{"cwd":"${workspaceFolder}/tools"}},
+  {"label":"m","command":"make","args":["-C","web","dev"]},
+  {"label":"n","command":"npm","args":["run","dev"]},
+  {"label":"p","command":"python3 -m pkg.cli"}
+]}"#;
+
+#[test]
+fn a_task_names_from_its_cwd_and_what_its_tools_read() {
+    let configs = [config(".vscode/tasks.json", TASKS)];
+    let (r, next) = follow(&configs, &names(), &rule(), 0);
+    for p in [
+        "tools/build.py",
+        "build.py",
+        "web/makefile",
+        "makefile",
+        "package.json",
+        "tools/package.json",
+        "pkg/cli.py",
+        "pkg/cli/__main__.py",
+        "pkg/__init__.py",
+    ] {
+        assert!(r.names(p), "{p}");
+    }
+    assert!(!r.names("src/lib.rs"));
+    assert!(!r.names("tools/other.py"));
+    // The Makefiles and package.json files are read next; a Python
+    // file is named, not read.
+    for p in ["web/Makefile", "Makefile", "GNUmakefile", "package.json"] {
+        assert!(next.iter().any(|n| n == p), "{p} in {next:?}");
+    }
+    assert!(!next.iter().any(|n| n.ends_with(".py")), "{next:?}");
+}
+
+#[test]
+fn what_a_read_file_runs_is_named_in_turn() {
+    let configs = [
+        config(".vscode/tasks.json", TASKS),
+        config(
+            "web/Makefile",
+            "dev:\n\t@cd sub && ./run.sh\n\t-$(MAKE) -f extra.mk\n",
+        ),
+        config("package.json", r#"{"scripts":{"dev":"bash scripts/dev"}}"#),
+        config("scripts/dev", "echo no shebang: not followed; x/y.sh\n"),
+        config("web/sub/run.sh", "source ./env.sh\n"),
+        config("web/extra.mk", "all:\n\tsh gen/go\n"),
+    ];
+    let (r, _) = follow(&configs, &names(), &rule(), 3);
+    for p in [
+        "web/sub/run.sh",
+        "scripts/dev",
+        "web/extra.mk",
+        "web/sub/env.sh",
+        "web/gen/go",
+    ] {
+        assert!(r.names(p), "{p}");
+    }
+    // `scripts/dev` was named by `bash`, so it is read as a script.
+    assert!(r.names("x/y.sh"));
+    // One read fewer: what the recipe's script sources is not named.
+    let (short, next) = follow(&configs, &names(), &rule(), 1);
+    assert!(short.names("web/sub/run.sh"));
+    assert!(!short.names("web/sub/env.sh"));
+    assert!(next.iter().any(|n| n == "web/sub/run.sh"), "{next:?}");
+}
+
+/// A shell runs a file without `#!` as a script too (ENOEXEC), so a
+/// path without an extension is followed either way (red team round
+/// 17, 02e2).
+#[test]
+fn a_file_named_by_path_alone_is_followed_with_or_without_a_shebang() {
+    let tasks = r#"{"tasks":[{"command":"./bin/dev"}]}"#;
+    for body in ["#!/bin/sh\n./lib/x\n", "./lib/x\n"] {
+        let configs = [config(".vscode/tasks.json", tasks), config("bin/dev", body)];
+        let (r, _) = follow(&configs, &names(), &rule(), 3);
+        assert!(r.names("bin/dev"));
+        assert!(r.names("lib/x"), "{body}");
+    }
+}
+
+/// Red team round 17's 02: each way a task ran a file v11 did not
+/// follow, named now.
+#[test]
+fn what_round_17_found_unfollowed_is_named() {
+    let task = |command: &str| format!(r#"{{"tasks":[{{"command":"{command}"}}]}}"#);
+    for (command, files, edited) in [
+        // Glued options.
+        ("make -ftools/build.mk", vec![], "tools/build.mk"),
+        ("make -Ctools", vec![], "tools/makefile"),
+        // A `cd` in the task's own command.
+        ("cd tools && python3 gen.py", vec![], "tools/gen.py"),
+        // A path after a variable, its value assigned in the script.
+        (
+            "sh tools/a.sh",
+            vec![("tools/a.sh", "D=tools; . \"${D}/env\"\n")],
+            "tools/env",
+        ),
+        (
+            "make",
+            vec![("Makefile", "D := tools\ninclude $(D)/rules.mk\n")],
+            "tools/rules.mk",
+        ),
+        (
+            "make",
+            vec![
+                ("Makefile", "D := tools\ninclude $(D)/rules.mk\n"),
+                ("tools/rules.mk", "all:\n\tpython3 tools/step.py\n"),
+            ],
+            "tools/step.py",
+        ),
+        // An option between the shell and the file; no `#!` line.
+        (
+            "bash -e tools/run",
+            vec![("tools/run", "python3 tools/step.py\n")],
+            "tools/step.py",
+        ),
+        // Workspaces.
+        (
+            "npm run dev -w packages/a",
+            vec![],
+            "packages/a/package.json",
+        ),
+        (
+            "npm run dev --workspaces",
+            vec![],
+            "packages/z/package.json",
+        ),
+        // Tools' default files.
+        ("task", vec![], "taskfile.yml"),
+        ("rake", vec![], "rakefile"),
+        ("tox", vec![], "tox.ini"),
+        ("deno task dev", vec![], "deno.json"),
+        ("python3 -m pytest -q", vec![], "tests/unit/conftest.py"),
+        ("invoke build", vec![], "tasks.py"),
+        // Round 18: a `cd` with a variable, past `--`; `env
+        // --chdir`; `make -I`.
+        (
+            "cd ${workspaceFolder}/tools && python3 gen.py",
+            vec![],
+            "tools/gen.py",
+        ),
+        ("cd -- tools && python3 gen.py", vec![], "tools/gen.py"),
+        ("env --chdir=tools python3 gen.py", vec![], "tools/gen.py"),
+        (
+            "make -I tools",
+            vec![("Makefile", "include rules.mk\n")],
+            "tools/rules.mk",
+        ),
+    ] {
+        let mut configs = vec![config(".vscode/tasks.json", &task(command))];
+        configs.extend(files.iter().map(|(p, b)| config(p, b)));
+        let (r, _) = follow(&configs, &names(), &rule(), 3);
+        assert!(r.names(edited), "{command}: {edited}");
+        assert!(!r.names("src/lib.rs"), "{command}: everything named");
+    }
+}
+
+/// A file the trees hold one step beyond the last read runs what no
+/// read followed: every changed file may be one it runs (red team
+/// round 17, 02f2: a chain deeper than the reads).
+#[test]
+fn a_chain_deeper_than_the_reads_names_everything() {
+    let tasks = r#"{"tasks":[{"command":"./t/1"}]}"#;
+    let chain = |n: usize| {
+        let mut c = vec![config(".vscode/tasks.json", tasks)];
+        for i in 1..=n {
+            c.push(config(&format!("t/{i}"), &format!("./t/{}\n", i + 1)));
+        }
+        c
+    };
+    // Reads t/1, t/2, t/3; t/4 is named (held or not).
+    let (short, _) = follow(&chain(3), &names(), &rule(), 3);
+    assert!(short.names("t/4"));
+    assert!(!short.names("src/lib.rs"));
+    // t/4 held: what it runs was never read.
+    let (deep, _) = follow(&chain(4), &names(), &rule(), 3);
+    assert!(deep.names("t/6"));
+    assert!(deep.names("src/lib.rs"));
+}
+
+#[test]
+fn too_many_files_to_read_at_one_step_name_everything() {
+    let many: Vec<String> = (0..9).map(|i| format!("\"s{i}.sh\"")).collect();
+    let tasks = format!(r#"{{"tasks":[{{"args":[{}]}}]}}"#, many.join(","));
+    let configs = [config(".vscode/tasks.json", &tasks)];
+    let at_most = |files_per_read| FollowRule {
+        reads: 3,
+        files_per_read,
+        structural: None,
+    };
+    let (r, _) = follow(&configs, &names(), &at_most(8), 3);
+    assert!(r.names("src/anything.rs"));
+    let (few, _) = follow(&configs, &names(), &at_most(9), 3);
+    assert!(!few.names("src/anything.rs"));
+}
+
+#[test]
+fn a_read_file_longer_than_was_read_names_everything() {
+    let mut long = config("Makefile", "dev:\n");
+    long.content = CandidateContent::Bytes {
+        bytes: b"dev:\n".to_vec(),
+        complete: false,
+    };
+    let configs = [
+        config(".vscode/tasks.json", r#"{"tasks":[{"command":"make"}]}"#),
+        long,
+    ];
+    let (r, _) = follow(&configs, &names(), &rule(), 3);
+    assert!(r.names("src/lib.rs"));
+}
+
+fn v12() -> FollowRule {
+    FollowRule {
+        reads: 3,
+        files_per_read: 128,
+        structural: Some(StructuralRule {
+            names_per_read: 4096,
+        }),
+    }
+}
+
+/// A task document, the files it runs, and the edited file to be named.
+type Case<'a> = (String, Vec<(&'a str, &'a str)>, &'a str);
+
+/// Red team round 18: each shape v11 left unnamed (a directory run whole,
+/// a glob or a variable inside a name, `PATH`, lists and manifests not
+/// read, package runners, tools' configurations, test discovery, a module
+/// shadowing the standard library), named by v12's structure; v11 leaves
+/// each unnamed. Nothing else is named.
+#[test]
+fn v12_names_what_round_18_found_by_its_shape() {
+    let task = |command: &str| format!(r#"{{"tasks":[{{"label":"test","command":"{command}"}}]}}"#);
+    let env_task = r#"{"tasks":[{"command":"make","options":{"env":{"PATH":"${workspaceFolder}/tools/bin:${env:PATH}"}}}]}"#;
+    let cases: Vec<Case> = vec![
+        (
+            task("make"),
+            vec![("Makefile", "include tools/*.mk\n")],
+            "tools/rules.mk",
+        ),
+        (
+            task("make"),
+            vec![("Makefile", "N := step\nall:\n\tpython3 tools/$(N).py\n")],
+            "tools/step.py",
+        ),
+        (task("run-parts tools/hooks"), vec![], "tools/hooks/a"),
+        (
+            task("find tools -name '*.py' -exec python3 {} ;"),
+            vec![],
+            "tools/gen.py",
+        ),
+        (task("python3 tools"), vec![], "tools/__main__.py"),
+        (task("node ."), vec![], "index.js"),
+        (task("npm start"), vec![], "server.js"),
+        (
+            task("for f in tools/step*.py; do python3 $f; done"),
+            vec![],
+            "tools/step1.py",
+        ),
+        (
+            task("xargs -a tools/list.txt -n1 python3"),
+            vec![("tools/list.txt", "tools/step.py\n")],
+            "tools/step.py",
+        ),
+        (env_task.to_string(), vec![], "tools/bin/make"),
+        (
+            task("poetry run dev"),
+            vec![(
+                "pyproject.toml",
+                "[tool.poetry.scripts]\ndev = \"pkg.cli:main\"\n",
+            )],
+            "pkg/cli.py",
+        ),
+        (
+            task("npx gen"),
+            vec![("package.json", r#"{"bin":{"gen":"tools/gen.js"}}"#)],
+            "tools/gen.js",
+        ),
+        (
+            task("tools\\\\run.cmd"),
+            vec![("tools/run.cmd", "python tools\\gen.py\r\n")],
+            "tools/gen.py",
+        ),
+        (
+            task("pwsh -File tools/run.ps1"),
+            vec![("tools/run.ps1", "python tools/gen.py\n")],
+            "tools/gen.py",
+        ),
+        (
+            task("bash tools/run"),
+            vec![("tools/run", "for f in tools/env.d/*; do . \"$f\"; done\n")],
+            "tools/env.d/a",
+        ),
+        (task("python3 -m unittest"), vec![], "tests/test_x.py"),
+        (task("python3 -m pytest -q"), vec![], "tests/unit/test_x.py"),
+        (
+            task("python3 tools/build.py"),
+            vec![("tools/build.py", "import json\nprint(json.dumps({}))\n")],
+            "tools/json.py",
+        ),
+        (
+            task("npm run dev"),
+            vec![("package.json", r#"{"scripts":{"dev":"vite"}}"#)],
+            "vite.config.ts",
+        ),
+    ];
+    for (tasks, files, edited) in cases {
+        let mut configs = vec![config(".vscode/tasks.json", &tasks)];
+        configs.extend(files.iter().map(|(p, b)| config(p, b)));
+        let (r, _) = follow(&configs, &names(), &v12(), 3);
+        assert!(r.names(edited), "{tasks}: {edited}");
+        let (old, _) = follow(&configs, &names(), &rule(), 3);
+        assert!(!old.names(edited), "v11 already names {edited}: {tasks}");
+        if tasks.contains("node .") {
+            // The root given to a runtime: every file.
+            assert!(r.names("src/lib.rs"), "{tasks}");
+            continue;
+        }
+        assert!(!r.names("src/lib.rs"), "{tasks}: everything named");
+        // A label names a file, never what is below it.
+        assert!(!r.names("test/x.rs"), "{tasks}");
+    }
+}
+
+/// The same `.envrc` shape: `export PATH="$PWD/tools/bin:$PATH"`.
+#[test]
+fn v12_takes_a_path_entry_for_a_directory() {
+    let configs = [config(
+        ".envrc",
+        "export PATH=\"$PWD/tools/bin:$PATH\"\ngit config core.x y\n",
+    )];
+    let (r, _) = follow(&configs, &names(), &v12(), 3);
+    assert!(r.names("tools/bin/git"));
+    assert!(!r.names("src/lib.rs"));
+}
+
+/// Round 18's false positive (02c): a followed `package.json` with many
+/// dependencies named more files than a step reads, so every change was
+/// named. v12 counts the files the trees hold; the names cost lookups.
+#[test]
+fn v12_bounds_the_files_the_trees_hold_not_the_names() {
+    let deps: Vec<String> = (0..300)
+        .map(|i| format!("\"@acme/pkg-{i}\":\"^1.0.0\""))
+        .collect();
+    let manifest = format!(
+        r#"{{"scripts":{{"dev":"vite"}},"dependencies":{{{}}}}}"#,
+        deps.join(",")
+    );
+    let configs = [
+        config(".vscode/tasks.json", &task_of("npm run dev")),
+        config("package.json", &manifest),
+    ];
+    let (v11, _) = follow(&configs, &names(), &rule(), 3);
+    assert!(v11.names("src/parser.rs"), "v11 counts names");
+    let (r, _) = follow(&configs, &names(), &v12(), 3);
+    assert!(!r.names("src/parser.rs"));
+    // More held files at one step than the rule reads: every file.
+    let many: Vec<String> = (0..129).map(|i| format!("s{i}.sh")).collect();
+    let mut held = vec![config(".vscode/tasks.json", &task_of(&many.join(" ")))];
+    held.extend(many.iter().map(|p| config(p, "true\n")));
+    let (r, _) = follow(&held[..100], &names(), &v12(), 3);
+    assert!(!r.names("src/parser.rs"));
+    let (r, _) = follow(&held, &names(), &v12(), 3);
+    assert!(r.names("src/parser.rs"));
+}
+
+fn task_of(command: &str) -> String {
+    format!(r#"{{"tasks":[{{"command":"{command}"}}]}}"#)
+}
+
+/// Ordinary tasks stay bounded under v12 (round 18's 02a and 02b): a
+/// `Makefile` with variables and `cargo build`, a vite `package.json`.
+#[test]
+fn v12_leaves_ordinary_tasks_their_own_files() {
+    let configs = [
+        config(".vscode/tasks.json", &task_of("make")),
+        config(
+            "Makefile",
+            "PREFIX ?= /usr/local\nBUILD := target\nall:\n\tcargo build --release\n\tinstall $(BUILD)/parser $(PREFIX)/bin\n",
+        ),
+    ];
+    let (r, _) = follow(&configs, &names(), &v12(), 3);
+    assert!(r.names("Makefile"));
+    for p in [
+        "src/parser.rs",
+        "src/lib.rs",
+        "web/src/App.tsx",
+        "README.md",
+    ] {
+        assert!(!r.names(p), "{p}");
+    }
+    let configs = [
+        config(".vscode/tasks.json", &task_of("npm run dev")),
+        config(
+            "package.json",
+            r#"{"name":"web","type":"module","scripts":{"dev":"vite","build":"tsc && vite build"},"dependencies":{"react":"^18.2.0"},"devDependencies":{"vite":"^5.0.0","typescript":"^5.2.0"}}"#,
+        ),
+    ];
+    let (r, _) = follow(&configs, &names(), &v12(), 3);
+    assert!(r.names("vite.config.ts"));
+    for p in ["src/App.tsx", "web/src/App.tsx", "src/main.ts"] {
+        assert!(!r.names(p), "{p}");
+    }
+}
