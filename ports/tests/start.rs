@@ -220,8 +220,8 @@ fn start_range_refuses_an_empty_or_unknown_range_with_nothing_written() {
 }
 
 /// A new review and a recovery's successor freeze under the newest
-/// built-in risk policy, v11 (D-R114, D-R122, D-R131, D-R135, D-R143,
-/// D-R165, D-R167, D-R168, D-R169, D-R170).
+/// built-in risk policy, v12 (D-R114, D-R122, D-R131, D-R135, D-R143,
+/// D-R165, D-R167, D-R168, D-R169, D-R170, D-R174).
 #[test]
 fn start_and_recover_freeze_under_the_newest_risk_policy() {
     use probity_core::review::{Disposition, RiskPolicy};
@@ -229,9 +229,9 @@ fn start_and_recover_freeze_under_the_newest_risk_policy() {
     let started = w.try_start().unwrap();
     assert_eq!(
         started.record.state().frozen().policy_hash,
-        RiskPolicy::v11_hash()
+        RiskPolicy::v12_hash()
     );
-    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v11_hash());
+    assert_eq!(RiskPolicy::newest_hash(), RiskPolicy::v12_hash());
     let approved = w.approve();
     w.git.write("src/a.rs", FIX).unwrap();
     let successor = w
@@ -243,6 +243,6 @@ fn start_and_recover_freeze_under_the_newest_risk_policy() {
         .record;
     assert_eq!(
         successor.state().frozen().policy_hash,
-        RiskPolicy::v11_hash()
+        RiskPolicy::v12_hash()
     );
 }

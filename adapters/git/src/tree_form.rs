@@ -367,17 +367,27 @@ impl Repo {
         self.blobs_read(&blobs, cap)
     }
 
-    /// The root tree of each read's rev (`None`: git cannot name it).
+    /// The root tree of each read's rev (`None`: git cannot name it),
+    /// each distinct rev asked once (v12 asks thousands of paths of the
+    /// same two trees).
     fn root_trees(&self, reads: &[(&str, &str)]) -> Result<Vec<Option<String>>, GitError> {
-        let specs: Vec<String> = reads
-            .iter()
-            .map(|(rev, _)| format!("{rev}^{{tree}}"))
-            .collect();
+        let mut revs: Vec<&str> = reads.iter().map(|(rev, _)| *rev).collect();
+        revs.sort_unstable();
+        revs.dedup();
+        let specs: Vec<String> = revs.iter().map(|rev| format!("{rev}^{{tree}}")).collect();
         let specs: Vec<&str> = specs.iter().map(String::as_str).collect();
-        Ok(self
-            .objects_info(&specs)?
-            .into_iter()
-            .map(|i| i.map(|i| i.oid))
+        let roots: std::collections::HashMap<&str, Option<String>> = revs
+            .iter()
+            .copied()
+            .zip(
+                self.objects_info(&specs)?
+                    .into_iter()
+                    .map(|i| i.map(|i| i.oid)),
+            )
+            .collect();
+        Ok(reads
+            .iter()
+            .map(|(rev, _)| roots.get(rev).cloned().flatten())
             .collect())
     }
 

@@ -236,11 +236,10 @@ pub(super) fn follow(
             };
             let path = c.path.as_str();
             let words = if path.ends_with(".json") || path.ends_with(".jsonc") {
-                let tokens = refs::json_tokens(&text);
                 let words = if v12 {
-                    structural::json_words(tokens)
+                    structural::json_words(&text)
                 } else {
-                    tokens.into_iter().map(|(s, _)| (s, false)).collect()
+                    plain(refs::json_strings(&text))
                 };
                 words_of(words, false, v12)
             } else if *config && !path.ends_with(".envrc") {
@@ -274,6 +273,9 @@ pub(super) fn follow(
                 below: false,
             };
             entered.extend(name_all(&bases, &words, &mut sink));
+            if v12 && !*config {
+                name_imports(path, &text, &bases, &mut sink);
+            }
         }
         // What a step's commands entered (`cd`, `-C`, `-I`, an assigned
         // value) is where the files they run read their words from too
@@ -393,6 +395,24 @@ fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> Words {
     let mut pieces = Vec::new();
     let mut values = Vec::new();
     let mut assigned = false;
+    // v12: a word with quotes or backslashes inside is read twice, as
+    // written and as the shell joins it (`tools/g''en.py`, `tools/g\\en.py`
+    // are `tools/gen.py`; round 19's 03c, 03d).
+    let words: Vec<(String, bool)> = if v12 {
+        words
+            .into_iter()
+            .flat_map(|(w, only)| {
+                let joined: String = w
+                    .chars()
+                    .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+                    .collect();
+                let again = (joined.len() != w.len()).then_some((joined, only));
+                std::iter::once((w, only)).chain(again)
+            })
+            .collect()
+    } else {
+        words
+    };
     for (w, file_only) in &words {
         let file_only = *file_only;
         let mut w = w.as_str();
@@ -449,7 +469,12 @@ fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> Words {
     let values = values
         .iter()
         .filter(|v| !v.contains('$'))
-        .filter_map(|v| refs::normalise_cased(v.trim_matches(['"', '\''])))
+        .map(|v| v.trim_matches(['"', '\'']))
+        // v12: a value is a directory only when it is one word of a path
+        // (`D=tools`), not an expression (`out = os.path.join(p,`), which
+        // would read every word again from a base that is none.
+        .filter(|v| !v12 || !v.contains(refs::is_separator))
+        .filter_map(refs::normalise_cased)
         .collect();
     Words { pieces, values }
 }
@@ -676,6 +701,29 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
     beyond
 }
 
+/// v12: what the Python or JavaScript file at `path` imports by name
+/// (`structural::imports`), named and read in turn.
+fn name_imports(path: &str, text: &str, bases: &[String], sink: &mut Sink<'_>) {
+    let found = structural::imports(path, text);
+    for m in &found.modules {
+        let files = module_files(m);
+        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+        sink.each(bases, &files, true);
+    }
+    for f in found.files {
+        if let Some(p) = refs::normalise_cased(&f) {
+            sink.add(p, true);
+        }
+    }
+    sink.below = true;
+    for d in found.dirs {
+        if let Some(p) = refs::normalise_cased(&d) {
+            sink.add(p, false);
+        }
+    }
+    sink.below = false;
+}
+
 /// v12's tables at piece `i` (lowercased `lower`), named from `dirs`:
 /// package runners' `package.json` and npm's implicit `server.js`, Python
 /// project tools' `pyproject.toml`, the configurations tools load, the
@@ -711,11 +759,18 @@ fn v12_tables(pieces: &[Piece], lower: &[String], i: usize, dirs: &[String], sin
             }
         }
     }
+    // `find . -exec` runs what it finds: every file, unless a name test
+    // bounds it (then the test's glob names them; round 19's 04d: a
+    // `clean` rule's `find . -name "*.o" -exec rm` names no source).
     let walks = structural::RUNS_DIRECTORY.contains(&name)
         || (name == "find"
             && lower
                 .iter()
-                .any(|w| structural::FIND_RUNS.contains(&w.as_str())));
+                .any(|w| structural::FIND_RUNS.contains(&w.as_str()))
+            && !lower.windows(2).any(|w| {
+                structural::FIND_TESTS.contains(&w[0].as_str())
+                    && w[1].chars().any(|c| c.is_ascii_alphanumeric())
+            }));
     if walks
         && let Some(target) = pieces[i + 1..].iter().find(|n| !n.text.starts_with('-'))
         && matches!(target.text.as_str(), "." | "./")

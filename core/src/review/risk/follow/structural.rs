@@ -84,6 +84,15 @@ pub(super) const READ_EXTENSIONS: &[&str] = &[
     "ts", "mts", "cts", "rb", "pl", "yaml", "yml", "conf", "env", "list", "make",
 ];
 
+/// Extensions that make a dotted word a file name rather than a Python
+/// module path (with [`READ_EXTENSIONS`]).
+const FILE_EXTENSIONS: &[&str] = &[
+    "sh", "bash", "zsh", "mk", "json", "jsonc", "rs", "c", "h", "cc", "cpp", "hpp", "go", "java",
+    "kt", "swift", "md", "rst", "html", "htm", "css", "scss", "svg", "png", "jpg", "gif", "csv",
+    "log", "lock", "o", "a", "so", "dll", "exe", "zip", "gz", "tar", "xml", "out", "bin", "tsx",
+    "jsx", "vue", "svelte", "lua", "sql", "proto", "tf", "nix", "in", "pem", "key", "crt",
+];
+
 /// Runtimes and walkers that run what a directory holds: given the root
 /// (`node .`, `python3 .`, `run-parts .`, `find . -exec`), every file.
 pub(super) const RUNS_DIRECTORY: &[&str] = &[
@@ -103,6 +112,18 @@ pub(super) const RUNS_DIRECTORY: &[&str] = &[
 
 /// Options of `find` (and `xargs`) that run what it finds.
 pub(super) const FIND_RUNS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir", "xargs"];
+
+/// `find`'s tests that bound what it finds to names a glob matches.
+pub(super) const FIND_TESTS: &[&str] = &[
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+];
 
 /// Package runners that run a `package.json`'s `bin` or script.
 pub(super) const NPXS: &[&str] = &["npx", "pnpx", "bunx"];
@@ -157,18 +178,28 @@ pub(super) const DISCOVERS: &[(&str, &[&str])] = &[
 ];
 
 /// A JSON document's strings, each with whether it names a file only (a
-/// key, or the value of an [`INERT_KEYS`] key) rather than also what is
-/// below it. A value in an array belongs to the last key before it.
-pub(super) fn json_words(tokens: Vec<(String, bool)>) -> Vec<(String, bool)> {
+/// key, or the value of an [`INERT_KEYS`] key outside an `env` object)
+/// rather than also what is below it. A value in an array belongs to the
+/// last key before it; a key is known past comments (round 19's 02a), and
+/// an environment variable's name is never an inert key (02b).
+pub(super) fn json_words(text: &str) -> Vec<(String, bool)> {
+    use crate::review::risk::refs::{JsonEvent, json_events};
+    let mut owners: Vec<String> = Vec::new();
     let mut last_key = String::new();
-    let mut out = Vec::with_capacity(tokens.len());
-    for (text, key) in tokens {
-        if key {
-            last_key.clone_from(&text);
-            out.push((text, true));
-        } else {
-            let inert = INERT_KEYS.contains(&last_key.as_str());
-            out.push((text, inert));
+    let mut out = Vec::new();
+    for event in json_events(text) {
+        match event {
+            JsonEvent::Open => owners.push(std::mem::take(&mut last_key)),
+            JsonEvent::Close => last_key = owners.pop().unwrap_or_default(),
+            JsonEvent::Str(text, true) => {
+                last_key.clone_from(&text);
+                out.push((text, true));
+            }
+            JsonEvent::Str(text, false) => {
+                let in_env = owners.iter().any(|k| k == "env");
+                let inert = !in_env && INERT_KEYS.contains(&last_key.as_str());
+                out.push((text, inert));
+            }
         }
     }
     out
@@ -181,11 +212,40 @@ pub(super) fn json_words(tokens: Vec<(String, bool)>) -> Vec<(String, bool)> {
 /// (`$D/env` is `${D}/env`): v11 names its tail at any depth. A `$(f args)` call (a space inside) is kept as
 /// well: its arguments are words.
 pub(super) fn globbed(word: &str) -> String {
-    let word = word.replace('\\', "/");
+    let mut word = word.replace('\\', "/");
+    // Bash's `~+` is the working directory (round 19's 03b), at the start
+    // of any word of a command.
+    while let Some(at) = word.match_indices("~+").map(|(i, _)| i).find(|&i| {
+        (i == 0 || !is_word_byte(word.as_bytes()[i - 1]))
+            && word[i + 2..]
+                .chars()
+                .next()
+                .is_none_or(|c| c == '/' || !is_word_byte_char(c))
+    }) {
+        word.replace_range(at..at + 2, ".");
+    }
     let bytes = word.as_bytes();
     let mut out = String::with_capacity(word.len());
     let mut i = 0;
     while i < bytes.len() {
+        // A brace expansion (`gen_{a,b}.py`, `{1..3}`) and a bracket
+        // expression (`[[:alpha:]]`, `[!a-z]`) match as `*` and `?`
+        // (round 19's 03a, 05e2, 05f2).
+        if bytes[i] == b'{'
+            && let Some(len) = word[i..].find('}')
+            && (word[i..i + len].contains(',') || word[i..i + len].contains(".."))
+        {
+            out.push('*');
+            i += len + 1;
+            continue;
+        }
+        if bytes[i] == b'['
+            && let Some(len) = bracket_len(&bytes[i..])
+        {
+            out.push('?');
+            i += len;
+            continue;
+        }
         if bytes[i] == b'$'
             && let Some(end) = reference_end(&word[i..])
         {
@@ -215,6 +275,35 @@ pub(super) fn globbed(word: &str) -> String {
         i += c.len_utf8();
     }
     out
+}
+
+/// The length of the bracket expression `bytes` starts with (`[abc]`,
+/// `[!a-z]`, `[]x]`, `[[:alpha:]_]`), if it is one.
+fn bracket_len(bytes: &[u8]) -> Option<usize> {
+    let mut j = 1;
+    if matches!(bytes.get(j), Some(b'!' | b'^')) {
+        j += 1;
+    }
+    if bytes.get(j) == Some(&b']') {
+        j += 1;
+    }
+    while j < bytes.len() {
+        match bytes[j] {
+            b'[' if bytes.get(j + 1) == Some(&b':') => {
+                let close = bytes[j + 2..].windows(2).position(|w| w == b":]")?;
+                j += close + 4;
+            }
+            b']' => return Some(j + 1),
+            b'/' => return None,
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// [`is_word_byte`] for a character.
+fn is_word_byte_char(c: char) -> bool {
+    c != '/' && !crate::review::risk::refs::is_separator(c)
 }
 
 /// Whether a byte continues a path component (not `/` and not one of
@@ -267,6 +356,13 @@ pub(super) fn is_glob(piece: &str) -> bool {
 /// Whether `piece` is a dotted Python module path (`pkg.cli`,
 /// `tools.gen`): its files are named as `python -m` names them.
 pub(super) fn is_dotted_module(piece: &str) -> bool {
+    // A file name (`out_1.txt`, `setup.cfg`, `index.js`) is not a module.
+    if piece
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| FILE_EXTENSIONS.contains(&ext) || READ_EXTENSIONS.contains(&ext))
+    {
+        return false;
+    }
     let mut parts = 0;
     for p in piece.split('.') {
         let mut chars = p.chars();
@@ -297,6 +393,14 @@ mod tests {
             ("tools\\gen.py", "tools/gen.py"),
             ("$", "$"),
             ("a$", "a$"),
+            ("tools/gen_{a,b}.py", "tools/gen_*.py"),
+            ("~+/tools/gen.py", "./tools/gen.py"),
+            ("python3 ~+/tools/gen.py", "python3 ./tools/gen.py"),
+            ("a~+/b", "a~+/b"),
+            ("lib/[[:alpha:]]*.py", "lib/?*.py"),
+            ("lib/[!a-z]*.py", "lib/?*.py"),
+            ("[", "["),
+            ("${workspaceFolder}/x", "${workspaceFolder}/x"),
         ] {
             assert_eq!(globbed(word), want, "{word}");
         }
@@ -312,21 +416,227 @@ mod tests {
         assert!(!is_dotted_module("gen.py/x"));
         assert!(!is_dotted_module("cli"));
         assert!(!is_dotted_module("1.0.0"));
+        assert!(!is_dotted_module("out_1.txt"));
+        assert!(!is_dotted_module("setup.cfg"));
     }
 
     #[test]
     fn inert_keys_name_files_only() {
-        let tokens = vec![
-            ("label".to_string(), true),
-            ("test".to_string(), false),
-            ("args".to_string(), true),
-            ("tools".to_string(), false),
-            ("dependsOn".to_string(), true),
-            ("a".to_string(), false),
-            ("b".to_string(), false),
-        ];
-        let words = json_words(tokens);
-        let only: Vec<bool> = words.iter().map(|(_, o)| *o).collect();
-        assert_eq!(only, [true, true, true, false, true, true, true]);
+        let text = r#"{"label": "test", "args": ["tools"], "dependsOn": ["a", "b"],
+            "options": {"env": {"source": "tools/hooks"}}, "type": "shell",
+            "command" /* c */ : "run-parts x"}"#;
+        let words = json_words(text);
+        let only: Vec<(&str, bool)> = words.iter().map(|(w, o)| (w.as_str(), *o)).collect();
+        assert_eq!(
+            only,
+            [
+                ("label", true),
+                ("test", true),
+                ("args", true),
+                ("tools", false),
+                ("dependsOn", true),
+                ("a", true),
+                ("b", true),
+                ("options", true),
+                ("env", true),
+                ("source", true),
+                // An environment variable's value, whatever its name.
+                ("tools/hooks", false),
+                ("type", true),
+                ("shell", true),
+                // A key past a comment.
+                ("command", true),
+                ("run-parts x", false),
+            ]
+        );
+    }
+}
+
+/// What a Python or JavaScript file read in turn imports by name (round
+/// 19's 01c to 01e, 01g): each a path from the root with the extensions
+/// and index files its language tries, to read in turn, or a directory
+/// (`node_modules/x`) named whole.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct Imports {
+    /// Absolute Python modules (`pkg.cli`, `helper`): their files from
+    /// every base, as `python -m` names them.
+    pub(super) modules: Vec<String>,
+    /// Files to read, from the root (a relative import's candidates).
+    pub(super) files: Vec<String>,
+    /// Directories named whole, from the root (`tools/node_modules/x`).
+    pub(super) dirs: Vec<String>,
+}
+
+/// Extensions Node and TypeScript try for a relative specifier.
+const JS_TRIES: &[&str] = &[
+    "",
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".jsx",
+    ".ts",
+    ".tsx",
+    ".mts",
+    ".cts",
+    ".json",
+    "/index.js",
+    "/index.mjs",
+    "/index.cjs",
+    "/index.ts",
+    "/index.tsx",
+    "/package.json",
+];
+
+/// The imports of the file at `path` with `text`, by its extension.
+pub(super) fn imports(path: &str, text: &str) -> Imports {
+    let ext = path
+        .rsplit_once('.')
+        .map(|(_, e)| e.to_ascii_lowercase())
+        .unwrap_or_default();
+    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut out = Imports::default();
+    match ext.as_str() {
+        "py" | "pyw" => python_imports(dir, text, &mut out),
+        "js" | "mjs" | "cjs" | "jsx" | "ts" | "tsx" | "mts" | "cts" => {
+            js_imports(dir, text, &mut out);
+        }
+        _ => {}
+    }
+    out
+}
+
+fn python_imports(dir: &str, text: &str, out: &mut Imports) {
+    for line in text.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if let Some(rest) = line.strip_prefix("import ") {
+            for m in rest.split(',') {
+                let m = m.split_whitespace().next().unwrap_or("");
+                if !m.is_empty() {
+                    out.modules.push(m.to_string());
+                }
+            }
+        } else if let Some(rest) = line.strip_prefix("from ") {
+            let mut parts = rest.split_whitespace();
+            let (Some(module), Some("import")) = (parts.next(), parts.next()) else {
+                continue;
+            };
+            let listed = parts.collect::<Vec<_>>().join(" ");
+            let names: Vec<&str> = listed
+                .trim_matches(['(', ')', '\\'])
+                .split(',')
+                .filter_map(|n| n.split_whitespace().next())
+                .filter(|n| *n != "*")
+                .collect();
+            let dots = module.len() - module.trim_start_matches('.').len();
+            if dots == 0 {
+                out.modules.push(module.to_string());
+                for n in names {
+                    out.modules.push(format!("{module}.{n}"));
+                }
+                continue;
+            }
+            // `from ..pkg import x`: from the file's package, up a level
+            // per dot after the first.
+            let mut base: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+            for _ in 1..dots {
+                base.pop();
+            }
+            let rest = module.trim_start_matches('.').replace('.', "/");
+            let at = |tail: &str| {
+                let mut p = base.join("/");
+                for t in [rest.as_str(), tail] {
+                    if !t.is_empty() {
+                        if !p.is_empty() {
+                            p.push('/');
+                        }
+                        p.push_str(t);
+                    }
+                }
+                p
+            };
+            for n in std::iter::once("").chain(names) {
+                let p = at(n);
+                if p.is_empty() {
+                    continue;
+                }
+                out.files.push(format!("{p}.py"));
+                out.files.push(format!("{p}/__init__.py"));
+            }
+        }
+    }
+}
+
+fn js_imports(dir: &str, text: &str, out: &mut Imports) {
+    for (i, _) in text.match_indices(['\'', '"', '`']) {
+        let before = text[..i].trim_end();
+        let spec_start = i + 1;
+        let quote = text[i..].chars().next().unwrap_or('"');
+        let Some(len) = text[spec_start..].find(quote) else {
+            continue;
+        };
+        let spec = &text[spec_start..spec_start + len];
+        let imported = before.ends_with("require(")
+            || before.ends_with("import(")
+            || before.ends_with(" from")
+            || before.ends_with("}from")
+            || before.ends_with("import");
+        if !imported || spec.is_empty() || spec.contains(['\n', '$']) {
+            continue;
+        }
+        if spec.starts_with('.') {
+            let Some(p) = super::refs::normalise_cased(&format!("{dir}/{spec}")) else {
+                continue;
+            };
+            for t in JS_TRIES {
+                out.files.push(format!("{p}{t}"));
+            }
+            out.dirs.push(p);
+        } else if !spec.starts_with('/') && !spec.contains(':') {
+            // A package: every `node_modules` from the file's directory
+            // up to the root.
+            let mut d: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+            loop {
+                let mut p = d.join("/");
+                if !p.is_empty() {
+                    p.push('/');
+                }
+                out.dirs.push(format!("{p}node_modules/{spec}"));
+                if d.pop().is_none() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod import_tests {
+    use super::*;
+
+    #[test]
+    fn python_imports_name_modules_and_relative_files() {
+        let text = "import os, b as bee\nfrom pkg import cli  # x\nfrom .helper import run\nfrom .. import up\n";
+        let i = imports("tools/gen/main.py", text);
+        assert_eq!(i.modules, ["os", "b", "pkg", "pkg.cli"]);
+        for f in [
+            "tools/gen/helper.py",
+            "tools/gen/helper/run.py",
+            "tools/up.py",
+            "tools/__init__.py",
+        ] {
+            assert!(i.files.iter().any(|x| x == f), "{f}: {:?}", i.files);
+        }
+    }
+
+    #[test]
+    fn js_imports_name_relative_files_and_packages() {
+        let text = "const b = require('./b');\nimport x from \"../lib/x\";\nconst l = require('leftpad');\nconst s = 'not an import';\n";
+        let i = imports("tools/a.js", text);
+        for f in ["tools/b.js", "tools/b/index.js", "lib/x.ts"] {
+            assert!(i.files.iter().any(|x| x == f), "{f}: {:?}", i.files);
+        }
+        assert!(i.dirs.iter().any(|d| d == "tools/node_modules/leftpad"));
+        assert!(i.dirs.iter().any(|d| d == "node_modules/leftpad"));
+        assert!(!i.files.iter().any(|x| x.contains("not an import")));
     }
 }

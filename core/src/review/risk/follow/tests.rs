@@ -420,3 +420,130 @@ fn v12_leaves_ordinary_tasks_their_own_files() {
         assert!(!r.names(p), "{p}");
     }
 }
+
+/// Red team round 19 (against v12): the shapes closed within v12's claim
+/// (imports by name and relative ones, a package added under
+/// `node_modules`, a key past a JSONC comment, an environment variable
+/// named like an inert key, brace expansion, `~+`, a quote or backslash
+/// inside a name, bracket expressions); each named now.
+#[test]
+fn v12_names_what_round_19_found() {
+    let cases: Vec<Case> = vec![
+        (
+            task_of("python3 tools/a.py"),
+            vec![("tools/a.py", "import b\n"), ("tools/b.py", "import c\n")],
+            "tools/c.py",
+        ),
+        (
+            task_of("python3 -m tools.gen"),
+            vec![("tools/gen.py", "from .helper import run\n")],
+            "tools/helper.py",
+        ),
+        (
+            task_of("node tools/a.js"),
+            vec![
+                ("tools/a.js", "require('./b');\n"),
+                ("tools/b.js", "require('./c');\n"),
+            ],
+            "tools/c.js",
+        ),
+        (
+            task_of("node tools/a.js"),
+            vec![("tools/a.js", "const l = require('leftpad');\n")],
+            "tools/node_modules/leftpad/index.js",
+        ),
+        (
+            r#"{"tasks":[{"type":"shell","command" /* every hook */ : "run-parts tools/hooks"}]}"#
+                .to_string(),
+            vec![],
+            "tools/hooks/a",
+        ),
+        (
+            r#"{"tasks":[{"command":"run-parts \"$source\"","options":{"env":{"source":"tools/hooks"}}}]}"#
+                .to_string(),
+            vec![],
+            "tools/hooks/a",
+        ),
+        (
+            task_of("for s in tools/gen_{a,b}.py; do python3 $s; done"),
+            vec![],
+            "tools/gen_a.py",
+        ),
+        (task_of("python3 ~+/tools/gen.py"), vec![], "tools/gen.py"),
+        (task_of("python3 tools/g\\\\en.py"), vec![], "tools/gen.py"),
+        (task_of("python3 tools/g''en.py"), vec![], "tools/gen.py"),
+        (
+            task_of("bash tools/run.sh"),
+            vec![(
+                "tools/run.sh",
+                "for f in lib/[[:alpha:]]*.py; do python3 \"$f\"; done\n",
+            )],
+            "lib/gen.py",
+        ),
+        (
+            task_of("bash tools/run.sh"),
+            vec![(
+                "tools/run.sh",
+                "for f in lib/[!a-z]*.py; do python3 \"$f\"; done\n",
+            )],
+            "lib/Gen.py",
+        ),
+    ];
+    for (tasks, files, edited) in cases {
+        let mut configs = vec![config(".vscode/tasks.json", &tasks)];
+        configs.extend(files.iter().map(|(p, b)| config(p, b)));
+        let (r, _) = follow(&configs, &names(), &v12(), 3);
+        assert!(r.names(edited), "{tasks}: {edited}");
+        assert!(!r.names("src/lib.rs"), "{tasks}: everything named");
+    }
+}
+
+/// Round 19's 04d: a `clean` rule's `find . -name "*.o" -exec rm` names
+/// what its glob matches, not every file; `find . -exec` with no name
+/// test still names every file.
+#[test]
+fn v12_a_find_bounded_by_a_name_test_names_its_glob() {
+    let make = |recipe: &str| {
+        [
+            config(".vscode/tasks.json", &task_of("make")),
+            config("Makefile", &format!("clean:\n\t{recipe}\n")),
+        ]
+    };
+    let (r, _) = follow(
+        &make("find . -name \"*.o\" -exec rm -f {} +"),
+        &names(),
+        &v12(),
+        3,
+    );
+    assert!(!r.names("src/parser.rs"));
+    assert!(r.names("src/parser.o"));
+    let (r, _) = follow(&make("find . -type f -exec sh {} \\;"), &names(), &v12(), 3);
+    assert!(r.names("src/parser.rs"));
+    let (r, _) = follow(
+        &make("find . -name '*' -exec sh {} \\;"),
+        &names(),
+        &v12(),
+        3,
+    );
+    assert!(r.names("src/parser.rs"));
+}
+
+/// A long, ordinary Python task script (600 functions, each naming an
+/// output file) names its own words, not every file: the files it names
+/// that the trees do not hold cost lookups, not the bound.
+#[test]
+fn v12_a_long_ordinary_script_names_no_source() {
+    let mut script = String::from("import os, subprocess\n");
+    for i in 0..600 {
+        script.push_str(&format!(
+            "def step_{i}(path, data, config):\n    out = os.path.join(path, 'build', 'out_{i}.txt')\n    return subprocess.run(['cargo', 'build'], check=True)\n"
+        ));
+    }
+    let configs = [
+        config(".vscode/tasks.json", &task_of("python3 tools/build.py")),
+        config("tools/build.py", &script),
+    ];
+    let (r, next) = follow(&configs, &names(), &v12(), 3);
+    assert!(!r.unread, "{} names asked", next.len());
+    assert!(!r.names("src/m5.rs"));
+}
