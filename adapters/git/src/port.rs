@@ -75,6 +75,15 @@ impl GitPort for Repo {
         Ok(Repo::read_paths_followed(self, &reads, cap)?)
     }
 
+    fn list_followed(
+        &self,
+        dirs: &[(&TreeId, &str)],
+        limit: usize,
+    ) -> Result<Vec<probity_core::review::Listed>, AdapterError> {
+        let dirs: Vec<(&str, &str)> = dirs.iter().map(|(t, p)| (t.as_str(), *p)).collect();
+        Ok(Repo::list_followed(self, &dirs, limit)?)
+    }
+
     fn keep_trees(
         &self,
         lineage: &LineageId,

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use probity_core::review::{TreeEntryName, TreeMalformed, tree_problem};
+use probity_core::review::{Listed, TreeEntryName, TreeMalformed, tree_problem};
 
 use crate::Repo;
 use crate::cmd::GitError;
@@ -246,6 +246,12 @@ impl Repo {
 /// Trees read and checked in one call, by id.
 type Checked = HashMap<String, Vec<u8>>;
 
+/// Where a walk ends: a blob's id, or a directory's tree id and path.
+enum Found {
+    Blob(String),
+    Dir(String, String),
+}
+
 /// The most symbolic links one read follows (as risk policy v4 follows
 /// a changed file's links, `symlink_hops`).
 const MAX_LINK_HOPS: usize = 8;
@@ -276,6 +282,21 @@ impl Repo {
         follow: bool,
         seen: &mut Checked,
     ) -> Result<Option<String>, GitError> {
+        Ok(match self.walk_to(tree, path, follow, seen)? {
+            Some(Found::Blob(id)) => Some(id),
+            Some(Found::Dir(..)) | None => None,
+        })
+    }
+
+    /// [`Repo::walk`]'s end: a blob, or the directory the path ends at
+    /// (its tree id and the path walked to it).
+    fn walk_to(
+        &self,
+        tree: &str,
+        path: &str,
+        follow: bool,
+        seen: &mut Checked,
+    ) -> Result<Option<Found>, GitError> {
         // The directories entered, the root first: (tree id, path).
         let mut dirs: Vec<(String, String)> = vec![(tree.to_string(), String::new())];
         let mut todo: std::collections::VecDeque<String> = path
@@ -339,12 +360,56 @@ impl Repo {
                         todo.push_front(p.to_string());
                     }
                 }
-                0o100000 if todo.is_empty() => return Ok(Some(hex(e.id))),
+                0o100000 if todo.is_empty() => return Ok(Some(Found::Blob(hex(e.id)))),
                 _ => return Ok(None),
             }
         }
         // The path ended at a directory.
-        Ok(None)
+        Ok(dirs.pop().map(|(id, walked)| Found::Dir(id, walked)))
+    }
+
+    /// The files (and links) directly in each (rev, directory) as a
+    /// checkout shows the directory (links on the way followed, as
+    /// [`Repo::read_paths_followed`] walks), each as the directory asked
+    /// joined with the entry's name; more than `limit`, or a name that is
+    /// not UTF-8, answers [`Listed::Unknown`] (risk policy v12's walks,
+    /// D-R174).
+    pub fn list_followed(
+        &self,
+        dirs: &[(&str, &str)],
+        limit: usize,
+    ) -> Result<Vec<Listed>, GitError> {
+        let mut seen = Checked::new();
+        let mut out = Vec::with_capacity(dirs.len());
+        for ((_, path), root) in dirs.iter().zip(self.root_trees(dirs)?) {
+            let Some(root) = root else {
+                out.push(Listed::NotADirectory);
+                continue;
+            };
+            let Some(Found::Dir(id, walked)) = self.walk_to(&root, path, true, &mut seen)? else {
+                out.push(Listed::NotADirectory);
+                continue;
+            };
+            let bytes = self.checked(&mut seen, &id, &walked)?;
+            let list = entries(bytes, id.len() / 2).unwrap_or_default();
+            let mut files = Vec::new();
+            let mut unknown = false;
+            for e in &list {
+                if !matches!(e.mode & 0o170000, 0o100000 | 0o120000) {
+                    continue;
+                }
+                match std::str::from_utf8(e.name) {
+                    Ok(name) => files.push(format!("{}/{name}", path.trim_end_matches('/'))),
+                    Err(_) => unknown = true,
+                }
+            }
+            out.push(if unknown || files.len() > limit {
+                Listed::Unknown
+            } else {
+                Listed::Files(files)
+            });
+        }
+        Ok(out)
     }
 
     /// [`Repo::read_paths`] as a checkout shows each path: symbolic links
@@ -573,6 +638,43 @@ mod tests {
         );
         assert_eq!(repo.read_path(&base, "docs/none.md", 64).unwrap(), None);
         assert_eq!(repo.read_path(&base, "nowhere/x", 64).unwrap(), None);
+    }
+
+    /// On a real repository: a directory's files as a checkout shows it
+    /// (through a directory link), not what is below its subdirectories;
+    /// a file, an absent path and a link out of the tree are no
+    /// directory; more files than asked is unknown (D-R174).
+    #[test]
+    fn a_directory_is_listed_as_a_checkout_shows_it() {
+        let f = crate::fixture::Fixture::new().unwrap();
+        f.write("tools/hooks/a", "a\n").unwrap();
+        f.write("tools/hooks/b.sh", "b\n").unwrap();
+        f.write("tools/hooks/deep/c", "c\n").unwrap();
+        std::os::unix::fs::symlink("tools/hooks", f.root().join("hooks")).unwrap();
+        std::os::unix::fs::symlink("/etc", f.root().join("abs")).unwrap();
+        f.commit_all("hooks").unwrap();
+        let repo = f.repo().unwrap();
+        let list = |path: &str, limit: usize| {
+            repo.list_followed(&[("HEAD", path)], limit)
+                .unwrap()
+                .pop()
+                .unwrap()
+        };
+        let files = |l: &[&str]| Listed::Files(l.iter().map(|s| s.to_string()).collect());
+        assert_eq!(
+            list("tools/hooks", 8),
+            files(&["tools/hooks/a", "tools/hooks/b.sh"])
+        );
+        assert_eq!(list("hooks", 8), files(&["hooks/a", "hooks/b.sh"]));
+        for none in ["tools/hooks/a", "nowhere", "abs"] {
+            assert_eq!(list(none, 8), Listed::NotADirectory, "{none}");
+        }
+        assert_eq!(list("tools/hooks", 1), Listed::Unknown);
+        // Each read of the files listed answers as the directory showed.
+        let read = repo
+            .read_paths_followed(&[("HEAD", "hooks/a")], 64)
+            .unwrap();
+        assert_eq!(read, [Some(b"a\n".to_vec())]);
     }
 
     /// On a real repository: a configuration read as a checkout shows

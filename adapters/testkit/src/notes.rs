@@ -436,6 +436,14 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
         self.git.hunks(span, path)
     }
 
+    fn list_followed(
+        &self,
+        dirs: &[(&TreeId, &str)],
+        limit: usize,
+    ) -> Result<Vec<probity_core::review::Listed>, AdapterError> {
+        self.git.list_followed(dirs, limit)
+    }
+
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
         self.git.line_count(tree, path)
     }

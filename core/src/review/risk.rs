@@ -32,7 +32,7 @@ use links::Links;
 pub use links::Symlink;
 pub use reasons::{RiskAssessment, RiskReason, UnexplainedRisk};
 use refs::References;
-pub use refs::RunConfig;
+pub use refs::{Listed, RunConfig};
 use scan::Scan;
 
 /// Domain of `policy_hash` for the built-in policy v1.
@@ -487,6 +487,38 @@ impl RiskPolicy {
             }
             _ => Vec::new(),
         }
+    }
+
+    /// The directories whose files to list after `done` reads (v12's
+    /// walks: `run-parts tools/hooks`, `include tools/*.mk`), given
+    /// `configs`; each not yet listed. The ports list each in both trees
+    /// ([`RiskPolicy::reference_list_bound`] files at most), read its files
+    /// into the configurations as they read [`RiskPolicy::reference_reads`],
+    /// and add a configuration at the directory's own path: `Absent` when
+    /// listed, bytes `complete: false` when it holds more files than the
+    /// bound or cannot be listed (then every changed file may be one a
+    /// command there runs). Empty before v12. Ask for these before
+    /// [`RiskPolicy::reference_reads`] at the same `done`: the files
+    /// listed are among what it names.
+    pub fn reference_lists(&self, configs: &[RunConfig], done: u8) -> Vec<String> {
+        match &self.references_followed {
+            Some(rule)
+                if rule.structural.is_some()
+                    && done <= rule.reads
+                    && !self.auto_run_reference_configs.is_empty() =>
+            {
+                follow::follow_all(configs, &self.auto_run_reference_configs, rule, done).list
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The most files the ports list in one walked directory
+    /// ([`RiskPolicy::reference_lists`]): the policy's files per read.
+    pub fn reference_list_bound(&self) -> usize {
+        self.references_followed
+            .as_ref()
+            .map_or(0, |r| usize::from(r.files_per_read))
     }
 
     /// How many bytes of a reference configuration an adapter reads: a

@@ -6,7 +6,7 @@ use probity_core::review::Lens;
 use probity_core::review::MAX_DIFF_BYTES;
 use probity_core::review::PromptSet;
 use probity_core::review::TreeId;
-use probity_core::review::{CandidateContent, RepoPath, RunConfig, TreeInputs};
+use probity_core::review::{CandidateContent, Listed, RepoPath, RunConfig, TreeInputs};
 use probity_core::review::{CandidateObservation, DiffAnchor, FrozenCandidate};
 use probity_core::review::{CommitId, LineageId, NonBlank};
 use probity_core::review::{EscalatedChange, escalation_covers, successor, successor_observation};
@@ -591,19 +591,67 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
         .collect();
     // As the tools that run them read them: through the trees' links.
     let mut read = read_capped(git, trees, &paths, true)?;
-    // What they run in turn (v11), one request a step.
+    let policy = RiskPolicy::newest();
+    // What they run in turn (v11), one request a step; first the
+    // directories the step's commands walk, listed (v12).
     for done in 0.. {
-        let next: Vec<RepoPath> = RiskPolicy::newest()
+        let dirs = policy.reference_lists(&read, done);
+        if !dirs.is_empty() {
+            list_into(git, trees, &dirs, policy.reference_list_bound(), &mut read)?;
+        }
+        // Files read already (a listing's marker is no file).
+        let held: std::collections::BTreeSet<&str> = read
+            .iter()
+            .filter(|c| matches!(c.content, CandidateContent::Bytes { complete: true, .. }))
+            .map(|c| c.path.as_str())
+            .collect();
+        let next: Vec<RepoPath> = policy
             .reference_reads(&read, done)
             .into_iter()
+            .filter(|p| !held.contains(p.as_str()))
             .filter_map(|p| RepoPath::parse(p).ok())
             .collect();
-        if next.is_empty() {
+        if next.is_empty() && dirs.is_empty() {
             break;
         }
         read.extend(read_capped(git, trees, &next, true)?);
     }
     Ok(read)
+}
+
+/// Lists each of `dirs` in `trees` (at most `limit` files each), reads
+/// the files listed into `read`, and marks each directory listed there
+/// ([`Listed::marker`]). A directory that is no repository path stays
+/// unlisted: the classification then takes it as holding anything.
+fn list_into<G: GitPort + ?Sized>(
+    git: &G,
+    trees: &[&TreeId],
+    dirs: &[String],
+    limit: usize,
+    read: &mut Vec<RunConfig>,
+) -> Result<(), ReviewError> {
+    let dirs: Vec<RepoPath> = dirs
+        .iter()
+        .filter_map(|d| RepoPath::parse(d).ok())
+        .collect();
+    let asks: Vec<(&TreeId, &str)> = trees
+        .iter()
+        .flat_map(|t| dirs.iter().map(move |d| (*t, d.as_str())))
+        .collect();
+    let answers = git.list_followed(&asks, limit)?;
+    for (i, dir) in dirs.iter().enumerate() {
+        let listed = Listed::of_trees(
+            (0..trees.len()).filter_map(|t| answers.get(t * dirs.len() + i).cloned()),
+        );
+        let files: Vec<RepoPath> = listed
+            .files()
+            .iter()
+            .filter_map(|f| RepoPath::parse(f).ok())
+            .collect();
+        read.extend(read_capped(git, trees, &files, true)?);
+        read.push(listed.marker(dir.clone()));
+    }
+    Ok(())
 }
 
 /// What start (and recover) derive from the live observation and the

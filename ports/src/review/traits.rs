@@ -7,6 +7,7 @@ use probity_core::digest::Sha256Digest;
 use probity_core::review::DeltaEntry;
 use probity_core::review::Hunk;
 use probity_core::review::Lens;
+use probity_core::review::Listed;
 use probity_core::review::ManifestEntry;
 use probity_core::review::RangeCommit;
 use probity_core::review::Symlink;
@@ -136,6 +137,23 @@ pub trait GitPort {
         cap: usize,
     ) -> Result<Vec<Option<Vec<u8>>>, AdapterError> {
         self.read_paths(reads, cap)
+    }
+    /// The files directly in each (tree, directory), as a checkout shows
+    /// the directory (symbolic links inside the tree followed, as
+    /// [`GitPort::read_paths_followed`] reads), each as the directory's
+    /// path asked joined with the entry's name; at most `limit` of them,
+    /// else [`Listed::Unknown`]. What risk policy v12 lists where a
+    /// command walks a directory (`run-parts tools/hooks`, `include
+    /// tools/*.mk`; D-R174). An adapter that cannot list may leave this as
+    /// is: every answer is unknown, so a change such a command may reach
+    /// is rated as if the directory held anything (never lower).
+    fn list_followed(
+        &self,
+        dirs: &[(&TreeId, &str)],
+        limit: usize,
+    ) -> Result<Vec<Listed>, AdapterError> {
+        let _ = limit;
+        Ok(dirs.iter().map(|_| Listed::Unknown).collect())
     }
     /// The number of lines of a path in a tree; `None` when absent.
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError>;

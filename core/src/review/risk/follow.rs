@@ -205,6 +205,37 @@ pub(super) fn follow(
     rule: &FollowRule,
     reads: u8,
 ) -> (References, Vec<String>) {
+    let f = follow_all(configs, names, rule, reads);
+    (f.refs, f.next)
+}
+
+/// What [`follow_all`] answers: the references, the files to read next,
+/// and (v12) the directories a command walks that the ports have not
+/// listed yet.
+pub(super) struct Followed {
+    pub(super) refs: References,
+    pub(super) next: Vec<String>,
+    pub(super) list: Vec<String>,
+}
+
+/// A directory a command walks (v12): `run-parts tools/hooks`, `python3
+/// tools`, or the directory of a glob's last component (`include
+/// tools/*.mk`); its files (those the glob matches) are read in turn.
+/// The ports list it ([`RiskPolicy::reference_lists`]) and read its
+/// files into the configurations; a configuration at the directory's own
+/// path marks it listed (not read whole: more files than the bound).
+struct Walk {
+    dir: String,
+    glob: Option<crate::snapshot_tools::Glob>,
+}
+
+/// [`follow`], with the directories to list.
+pub(super) fn follow_all(
+    configs: &[RunConfig],
+    names: &[String],
+    rule: &FollowRule,
+    reads: u8,
+) -> Followed {
     let mut out = References::of(configs, names);
     let mut asked: BTreeSet<String> = names.iter().cloned().collect();
     // The tasks' working directories, from the root.
@@ -227,6 +258,13 @@ pub(super) fn follow(
     let bound = rule.names_bound();
     let mut carried: Vec<String> = Vec::new();
     let mut entered: Vec<String> = Vec::new();
+    let mut walks: Vec<Walk> = Vec::new();
+    let mut unlisted: BTreeSet<String> = BTreeSet::new();
+    let done = |out: References, next: BTreeSet<String>, unlisted: BTreeSet<String>| Followed {
+        refs: sorted(out),
+        next: next.into_iter().collect(),
+        list: unlisted.into_iter().collect(),
+    };
     let mut step = 0u8;
     loop {
         let mut next: BTreeSet<String> = BTreeSet::new();
@@ -269,12 +307,48 @@ pub(super) fn follow(
             let mut sink = Sink {
                 out: &mut out,
                 next: &mut next,
+                walks: &mut walks,
                 v12,
                 below: false,
             };
             entered.extend(name_all(&bases, &words, &mut sink));
             if v12 && !*config {
                 name_imports(path, &text, &bases, &mut sink);
+            }
+        }
+        // What the step's commands walk: the files the ports listed there
+        // are read in turn; a directory listed as over the bound names
+        // every file.
+        for w in walks.drain(..) {
+            let mut listed = false;
+            for c in configs {
+                let path = c.path.as_str();
+                if path == w.dir {
+                    listed = true;
+                    if matches!(
+                        c.content,
+                        CandidateContent::Bytes {
+                            complete: false,
+                            ..
+                        }
+                    ) {
+                        out.unread = true;
+                    }
+                } else if path.strip_prefix(w.dir.as_str()).is_some_and(|rest| {
+                    rest.strip_prefix('/')
+                        .is_some_and(|name| !name.contains('/'))
+                }) {
+                    listed = true;
+                    let lower = path.to_ascii_lowercase();
+                    if w.glob.as_ref().is_none_or(|g| g.matches(lower.as_bytes()))
+                        && read_by_name(base_name(path), true)
+                    {
+                        next.insert(path.to_string());
+                    }
+                }
+            }
+            if !listed {
+                unlisted.insert(w.dir);
             }
         }
         // What a step's commands entered (`cd`, `-C`, `-I`, an assigned
@@ -287,16 +361,19 @@ pub(super) fn follow(
         if step >= reads {
             // One step beyond the last read: a file there the trees hold
             // runs what no read followed (red team round 17, 02f2).
+            // A walked directory the ports did not list may hold anything.
             if reads == rule.reads
-                && (next.len() > bound || configs.iter().any(|c| next.contains(c.path.as_str())))
+                && (next.len() > bound
+                    || !unlisted.is_empty()
+                    || configs.iter().any(|c| next.contains(c.path.as_str())))
             {
                 out.unread = true;
             }
-            return (sorted(out), next.into_iter().collect());
+            return done(out, next, unlisted);
         }
         if next.len() > bound {
             out.unread = true;
-            return (sorted(out), Vec::new());
+            return done(out, BTreeSet::new(), BTreeSet::new());
         }
         step += 1;
         asked.extend(next.iter().cloned());
@@ -307,14 +384,55 @@ pub(super) fn follow(
             .collect();
         // v12 bounds the files the trees hold, not the names asked (red
         // team round 18's 02c: a `package.json`'s dependencies).
-        if v12 && level.len() > usize::from(rule.files_per_read) {
+        if v12 && held(&level) > usize::from(rule.files_per_read) {
             out.unread = true;
-            return (sorted(out), Vec::new());
+            return done(out, BTreeSet::new(), BTreeSet::new());
         }
         if level.is_empty() && next.is_empty() {
-            return (sorted(out), Vec::new());
+            if reads == rule.reads && !unlisted.is_empty() {
+                out.unread = true;
+            }
+            return done(out, BTreeSet::new(), unlisted);
         }
     }
+}
+
+/// How many files `level` holds with bytes (each path once: both trees
+/// may hold it).
+fn held(level: &[(&RunConfig, bool)]) -> usize {
+    let mut paths: Vec<&str> = level
+        .iter()
+        .filter(|(c, _)| matches!(c.content, CandidateContent::Bytes { .. }))
+        .map(|(c, _)| c.path.as_str())
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    paths.len()
+}
+
+/// Whether a file named `name` is read in turn by its name alone: a tool's
+/// default file, a `package.json`, a shell extension, `.mk` or `.json`,
+/// (v12) an extension of [`structural::READ_EXTENSIONS`], or no extension
+/// (a shell runs it as a script, `#!` line or not).
+fn read_by_name(name: &str, v12: bool) -> bool {
+    let extension = name
+        .rsplit_once('.')
+        .map(|(_, ext)| ext.to_ascii_lowercase());
+    is_default(name)
+        || name.eq_ignore_ascii_case("package.json")
+        || extension.as_deref().is_some_and(|e| {
+            SCRIPT_EXTENSIONS.contains(&e) || (v12 && structural::READ_EXTENSIONS.contains(&e))
+        })
+        || (v12 && extension.is_none())
+}
+
+/// Whether `name` is a tool's default file (`Makefile`, `justfile`).
+fn is_default(name: &str) -> bool {
+    MAKEFILES.iter().any(|m| m.eq_ignore_ascii_case(name))
+        || READ_DEFAULTS
+            .iter()
+            .flat_map(|(_, files)| files.iter())
+            .any(|f| f.eq_ignore_ascii_case(name))
 }
 
 /// Whether `path` is a Windows script (`.cmd`, `.bat`, `.ps1`, `.psm1`),
@@ -484,6 +602,8 @@ fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> Words {
 struct Sink<'a> {
     out: &'a mut References,
     next: &'a mut BTreeSet<String>,
+    /// The directories the commands walk (v12).
+    walks: &'a mut Vec<Walk>,
     /// Under v12.
     v12: bool,
     /// Whether what is added now also names what is below it and its
@@ -507,6 +627,21 @@ impl Sink<'_> {
     /// at any depth).
     fn glob(&mut self, dirs: &[String], piece: &str, anywhere: bool) {
         let mut patterns = joined(dirs, piece);
+        // A glob in its last component only walks the directory before
+        // it: its files are read in turn (red team round 19's 01b).
+        for p in &patterns {
+            if let Some((dir, last)) = p.rsplit_once('/')
+                && !dir.contains(['*', '?', '['])
+                && last.contains(['*', '?', '['])
+                && let Ok(Some(glob)) =
+                    crate::snapshot_tools::Glob::parse(p.to_ascii_lowercase().as_bytes())
+            {
+                self.walks.push(Walk {
+                    dir: dir.to_string(),
+                    glob: Some(glob),
+                });
+            }
+        }
         if anywhere {
             patterns.push(format!("**/{}", piece.trim_start_matches('/')));
         }
@@ -653,26 +788,12 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
         };
         let glued = text.len() != p.text.len();
         let name = base_name(text);
-        let extension = name
-            .rsplit_once('.')
-            .map(|(_, ext)| ext.to_ascii_lowercase())
-            .unwrap_or_default();
+        // v11's reading by name (and v12's extensions); a path without an
+        // extension (`./bin/dev`, `tools/gen`): a shell runs it as a
+        // script, `#!` line or not.
         let read = runs
-            || (v12 && structural::READ_EXTENSIONS.contains(&extension.as_str()))
             || glued
-            || MAKEFILES
-                .iter()
-                .any(|m| m.eq_ignore_ascii_case(name))
-            || READ_DEFAULTS
-                .iter()
-                .flat_map(|(_, files)| files.iter())
-                .any(|f| f.eq_ignore_ascii_case(name))
-            || name.eq_ignore_ascii_case("package.json")
-            || name
-                .rsplit_once('.')
-                .is_some_and(|(_, ext)| SCRIPT_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
-            // A path without an extension (`./bin/dev`, `tools/gen`): a
-            // shell runs it as a script, `#!` line or not.
+            || (read_by_name(name, v12) && (name.contains('.') || is_default(name)))
             || ((text.starts_with("./") || text.trim_start_matches('/').contains('/'))
                 && !name.contains('.'));
         sink.below = v12 && !p.file_only;
@@ -771,11 +892,18 @@ fn v12_tables(pieces: &[Piece], lower: &[String], i: usize, dirs: &[String], sin
                 structural::FIND_TESTS.contains(&w[0].as_str())
                     && w[1].chars().any(|c| c.is_ascii_alphanumeric())
             }));
-    if walks
-        && let Some(target) = pieces[i + 1..].iter().find(|n| !n.text.starts_with('-'))
-        && matches!(target.text.as_str(), "." | "./")
-    {
-        sink.out.unread = true;
+    if walks && let Some(target) = pieces[i + 1..].iter().find(|n| !n.text.starts_with('-')) {
+        if matches!(target.text.as_str(), "." | "./") {
+            sink.out.unread = true;
+        } else if !read_by_name(base_name(&target.text), true)
+            || base_name(&target.text).rsplit_once('.').is_none()
+        {
+            // A directory (not a script by its name): its files are read
+            // in turn (red team round 19's 01a).
+            for dir in joined(dirs, &target.text) {
+                sink.walks.push(Walk { dir, glob: None });
+            }
+        }
     }
 }
 

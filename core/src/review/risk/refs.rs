@@ -22,6 +22,71 @@ pub struct RunConfig {
     pub content: CandidateContent,
 }
 
+/// What an adapter finds at a directory of a tree that risk policy v12
+/// asks to list ([`super::RiskPolicy::reference_lists`], D-R174).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Listed {
+    /// No directory there (absent, a file, or a link out of the tree).
+    NotADirectory,
+    /// The paths, from the root as asked, of the files (and links)
+    /// directly in it.
+    Files(Vec<String>),
+    /// More files than the bound, or an adapter that cannot list: any
+    /// file may be there.
+    Unknown,
+}
+
+impl Listed {
+    /// Two trees' answers for one directory as one: unknown when either
+    /// is, the files of both, else no directory.
+    pub fn with(self, other: Listed) -> Listed {
+        match (self, other) {
+            (Listed::Unknown, _) | (_, Listed::Unknown) => Listed::Unknown,
+            (Listed::Files(mut a), Listed::Files(b)) => {
+                a.extend(b);
+                a.sort();
+                a.dedup();
+                Listed::Files(a)
+            }
+            (Listed::Files(a), Listed::NotADirectory)
+            | (Listed::NotADirectory, Listed::Files(a)) => Listed::Files(a),
+            (Listed::NotADirectory, Listed::NotADirectory) => Listed::NotADirectory,
+        }
+    }
+
+    /// Every tree's answer for one directory as one ([`Listed::with`]; no
+    /// answer: no directory).
+    pub fn of_trees(answers: impl IntoIterator<Item = Listed>) -> Listed {
+        answers
+            .into_iter()
+            .fold(Listed::NotADirectory, Listed::with)
+    }
+
+    /// The files listed (none when not a directory or unknown).
+    pub fn files(&self) -> &[String] {
+        match self {
+            Listed::Files(f) => f,
+            Listed::NotADirectory | Listed::Unknown => &[],
+        }
+    }
+
+    /// The configuration that marks `dir` listed among the configurations
+    /// (read beside the files listed): absent when listed, bytes not read
+    /// whole when unknown (then every changed file may be one run there).
+    pub fn marker(&self, dir: RepoPath) -> RunConfig {
+        RunConfig {
+            path: dir,
+            content: match self {
+                Listed::Unknown => CandidateContent::Bytes {
+                    bytes: Vec::new(),
+                    complete: false,
+                },
+                Listed::NotADirectory | Listed::Files(_) => CandidateContent::Absent,
+            },
+        }
+    }
+}
+
 /// The repository paths the configurations name, normalised (lexically
 /// resolved from the root, ASCII-lowercased): files, named exactly, and
 /// directories, naming every file below them; and whether one could not
@@ -371,6 +436,9 @@ fn skip_comment(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 pub(super) fn yaml_values(text: &str, keys: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     let mut open: Option<usize> = None;
+    // A complex key (`? entry`): its value is the `:` line after it (red
+    // team round 19's 05p2).
+    let mut complex = false;
     for line in text.lines() {
         let indent = line.len() - line.trim_start_matches([' ', '-', '\t']).len();
         let content = line.trim();
@@ -386,7 +454,8 @@ pub(super) fn yaml_values(text: &str, keys: &[&str]) -> Vec<String> {
             .filter(|c| !matches!(c, '"' | '\'' | ' ' | '\t'))
             .collect();
         let lower = bare.to_ascii_lowercase();
-        let mut found = false;
+        let mut found = complex && lower.trim_start_matches('-').starts_with(':');
+        complex = false;
         for k in keys {
             let want = format!("{k}:");
             for (i, _) in lower.match_indices(&want) {
@@ -394,6 +463,9 @@ pub(super) fn yaml_values(text: &str, keys: &[&str]) -> Vec<String> {
                 if before.is_none_or(|b| matches!(b, '-' | '{' | ',' | '?')) {
                     found = true;
                 }
+            }
+            if lower.trim_start_matches('-') == format!("?{k}") {
+                complex = true;
             }
         }
         if found {
@@ -403,7 +475,56 @@ pub(super) fn yaml_values(text: &str, keys: &[&str]) -> Vec<String> {
             open = Some(indent);
         }
     }
-    out
+    with_aliases(text, out)
+}
+
+/// `values` with each alias (`*cmd`) followed by the line its anchor
+/// (`&cmd`) stands on, and what is indented under it (round 19's 05p3:
+/// `entry: *cmd` runs what `defaults: &cmd run-parts tools/hooks` says).
+fn with_aliases(text: &str, mut values: Vec<String>) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut anchors: Vec<(String, String)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        for (at, _) in line.match_indices('&') {
+            let name: String = line[at + 1..]
+                .chars()
+                .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | ']' | '}' | ':'))
+                .collect();
+            if name.is_empty() {
+                continue;
+            }
+            let indent = line.len() - line.trim_start_matches([' ', '-', '\t']).len();
+            let mut body = vec![yaml_unescape(line.trim())];
+            for next in &lines[i + 1..] {
+                let deeper = next.len() - next.trim_start_matches([' ', '-', '\t']).len() > indent;
+                if next.trim().is_empty() || deeper {
+                    body.push(yaml_unescape(next.trim()));
+                } else {
+                    break;
+                }
+            }
+            anchors.push((name, body.join(" ")));
+        }
+    }
+    if anchors.is_empty() {
+        return values;
+    }
+    let mut extra = Vec::new();
+    for v in &values {
+        for (name, body) in &anchors {
+            let alias = format!("*{name}");
+            if v.match_indices(&alias).any(|(at, _)| {
+                v[at + alias.len()..]
+                    .chars()
+                    .next()
+                    .is_none_or(|c| c.is_whitespace() || matches!(c, ',' | ']' | '}'))
+            }) {
+                extra.push(body.clone());
+            }
+        }
+    }
+    values.extend(extra);
+    values
 }
 
 /// YAML double-quoted escapes decoded (`\xXX`, `\uXXXX`, `\UXXXXXXXX`,
@@ -549,6 +670,26 @@ mod tests {
         }
         assert!(!r.names("README.md"), "a file pattern runs nothing");
         assert!(!r.names("docs/a.md"));
+    }
+
+    /// Red team round 19's 05p2 and 05p3: YAML's complex key and an
+    /// alias, which pre-commit's PyYAML reads as a plain `entry:`.
+    #[test]
+    fn a_pre_commit_entry_behind_a_complex_key_or_an_alias_is_read() {
+        let complex = "repos:\n- repo: local\n  hooks:\n  - id: a\n    ? entry\n    : run-parts tools/hooks\n    language: script\n";
+        let alias = "x-defaults: &cmd run-parts tools/more\nrepos:\n- repo: local\n  hooks:\n  - id: a\n    entry: *cmd\n    language: script\n";
+        for (yaml, dir) in [(complex, "tools/hooks"), (alias, "tools/more")] {
+            let words = yaml_values(yaml, &["entry", "args"]);
+            assert!(
+                words
+                    .iter()
+                    .any(|w| w.contains(&format!("run-parts {dir}"))),
+                "{words:?}"
+            );
+        }
+        // An alias nothing anchors, and an anchor no value uses, add nothing.
+        let plain = "a: &unused run-parts tools/x\nentry: ./run.sh\n";
+        assert_eq!(yaml_values(plain, &["entry"]), ["entry: ./run.sh"]);
     }
 
     #[test]

@@ -2019,9 +2019,17 @@ fn v12_follows_by_shape() {
     }
     assert_eq!(&same, v11);
     let tasks = r#"{"tasks":[{"label":"b","command":"run-parts tools/hooks"},{"command":"make"}]}"#;
+    // The ports list the walked directories (`tools/hooks`, `mk`): an
+    // empty listing, then no file there.
+    let listed = |dir: &str| RunConfig {
+        path: RepoPath::parse(dir).unwrap(),
+        content: CandidateContent::Absent,
+    };
     let configs = [
         crate::review::fixtures::run_config(".vscode/tasks.json", tasks),
         crate::review::fixtures::run_config("Makefile", "include mk/*.mk\n"),
+        listed("tools/hooks"),
+        listed("mk"),
     ];
     let trees = TreeInputs {
         configs: &configs,

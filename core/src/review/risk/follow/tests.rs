@@ -325,6 +325,7 @@ fn v12_names_what_round_18_found_by_its_shape() {
     for (tasks, files, edited) in cases {
         let mut configs = vec![config(".vscode/tasks.json", &tasks)];
         configs.extend(files.iter().map(|(p, b)| config(p, b)));
+        let configs = ported(configs);
         let (r, _) = follow(&configs, &names(), &v12(), 3);
         assert!(r.names(edited), "{tasks}: {edited}");
         let (old, _) = follow(&configs, &names(), &rule(), 3);
@@ -492,6 +493,7 @@ fn v12_names_what_round_19_found() {
     for (tasks, files, edited) in cases {
         let mut configs = vec![config(".vscode/tasks.json", &tasks)];
         configs.extend(files.iter().map(|(p, b)| config(p, b)));
+        let configs = ported(configs);
         let (r, _) = follow(&configs, &names(), &v12(), 3);
         assert!(r.names(edited), "{tasks}: {edited}");
         assert!(!r.names("src/lib.rs"), "{tasks}: everything named");
@@ -546,4 +548,76 @@ fn v12_a_long_ordinary_script_names_no_source() {
     let (r, next) = follow(&configs, &names(), &v12(), 3);
     assert!(!r.unread, "{} names asked", next.len());
     assert!(!r.names("src/m5.rs"));
+}
+
+fn listed(dir: &str) -> RunConfig {
+    RunConfig {
+        path: crate::review::ids::RepoPath::parse(dir).unwrap(),
+        content: CandidateContent::Absent,
+    }
+}
+
+/// Red team round 19's 01a and 01b: a directory a command walks
+/// (`run-parts tools/hooks`) and a glob's directory (`include
+/// tools/*.mk`) are listed by the ports, and their files read in turn, so
+/// what an unchanged hook runs is named. Unlisted, or over the bound,
+/// every file is.
+#[test]
+fn v12_reads_in_turn_what_a_walked_directory_holds() {
+    let hooks = [
+        config(".vscode/tasks.json", &task_of("run-parts tools/hooks")),
+        listed("tools/hooks"),
+        config("tools/hooks/a", "python3 lib/x.py\n"),
+        config("tools/hooks/deep/b", "python3 lib/deep.py\n"),
+    ];
+    let (r, _) = follow(&ported(hooks.to_vec()), &names(), &v12(), 3);
+    assert!(r.names("lib/x.py"));
+    assert!(!r.names("src/lib.rs"));
+    // Direct files only: `run-parts` does not recurse.
+    assert!(!r.names("lib/deep.py"));
+    // The ports are asked to list it, once.
+    let f = follow_all(&hooks[..1], &names(), &v12(), 0);
+    assert_eq!(f.list, ["tools/hooks"]);
+    assert!(follow_all(&hooks, &names(), &v12(), 0).list.is_empty());
+    // Not listed: it may hold anything.
+    let (r, _) = follow(&hooks[..1], &names(), &v12(), 3);
+    assert!(r.names("src/lib.rs"));
+    // More files than the bound.
+    let mut over = listed("tools/hooks");
+    over.content = CandidateContent::Bytes {
+        bytes: Vec::new(),
+        complete: false,
+    };
+    let (r, _) = follow(&[hooks[0].clone(), over], &names(), &v12(), 3);
+    assert!(r.names("src/lib.rs"));
+    let make = [
+        config(".vscode/tasks.json", &task_of("make")),
+        config("Makefile", "include tools/*.mk\n"),
+        listed("tools"),
+        config("tools/rules.mk", "all:\n\tpython3 lib/gen.py\n"),
+        config("tools/notes.txt", "python3 lib/other.py\n"),
+    ];
+    let (r, _) = follow(&ported(make.to_vec()), &names(), &v12(), 3);
+    assert!(r.names("lib/gen.py"));
+    // Only what the glob matches is read.
+    assert!(!r.names("lib/other.py"));
+    assert!(!r.names("src/lib.rs"));
+}
+
+/// `configs` with a listed marker at every directory v12 asks the ports
+/// to list (the files below are those `configs` hold), as the ports'
+/// loop adds them.
+fn ported(mut configs: Vec<RunConfig>) -> Vec<RunConfig> {
+    loop {
+        let mut asked = Vec::new();
+        for done in 0..=3 {
+            asked.extend(follow_all(&configs, &names(), &v12(), done).list);
+        }
+        asked.sort();
+        asked.dedup();
+        if asked.is_empty() {
+            return configs;
+        }
+        configs.extend(asked.iter().map(|d| listed(d)));
+    }
 }
