@@ -32,7 +32,7 @@ use links::Links;
 pub use links::Symlink;
 pub use reasons::{RiskAssessment, RiskReason, UnexplainedRisk};
 use refs::References;
-pub use refs::{Listed, RunConfig};
+pub use refs::{Listed, ReferenceStep, RunConfig};
 use scan::Scan;
 
 /// Domain of `policy_hash` for the built-in policy v1.
@@ -510,6 +510,30 @@ impl RiskPolicy {
                 follow::follow_all(configs, &self.auto_run_reference_configs, rule, done).list
             }
             _ => Vec::new(),
+        }
+    }
+
+    /// [`RiskPolicy::reference_lists`] and [`RiskPolicy::reference_reads`]
+    /// of one step in one pass (each follows every step before it): the
+    /// directories to list first, and, when there are none, the files to
+    /// read. When there are directories, list them and ask again.
+    pub fn reference_step(&self, configs: &[RunConfig], done: u8) -> ReferenceStep {
+        match &self.references_followed {
+            Some(rule) if done <= rule.reads && !self.auto_run_reference_configs.is_empty() => {
+                let f = follow::follow_all(configs, &self.auto_run_reference_configs, rule, done);
+                let list = if rule.structural.is_some() {
+                    f.list
+                } else {
+                    Vec::new()
+                };
+                let read = if !list.is_empty() || f.next.len() > rule.names_bound() {
+                    Vec::new()
+                } else {
+                    f.next
+                };
+                ReferenceStep { list, read }
+            }
+            _ => ReferenceStep::default(),
         }
     }
 

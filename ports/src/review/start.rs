@@ -595,9 +595,17 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
     // What they run in turn (v11), one request a step; first the
     // directories the step's commands walk, listed (v12).
     for done in 0.. {
-        let dirs = policy.reference_lists(&read, done);
-        if !dirs.is_empty() {
-            list_into(git, trees, &dirs, policy.reference_list_bound(), &mut read)?;
+        let mut step = policy.reference_step(&read, done);
+        let listed = !step.list.is_empty();
+        if listed {
+            list_into(
+                git,
+                trees,
+                &step.list,
+                policy.reference_list_bound(),
+                &mut read,
+            )?;
+            step = policy.reference_step(&read, done);
         }
         // Files read already (a listing's marker is no file).
         let held: std::collections::BTreeSet<&str> = read
@@ -605,13 +613,13 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
             .filter(|c| matches!(c.content, CandidateContent::Bytes { complete: true, .. }))
             .map(|c| c.path.as_str())
             .collect();
-        let next: Vec<RepoPath> = policy
-            .reference_reads(&read, done)
+        let next: Vec<RepoPath> = step
+            .read
             .into_iter()
             .filter(|p| !held.contains(p.as_str()))
             .filter_map(|p| RepoPath::parse(p).ok())
             .collect();
-        if next.is_empty() && dirs.is_empty() {
+        if next.is_empty() && !listed {
             break;
         }
         read.extend(read_capped(git, trees, &next, true)?);

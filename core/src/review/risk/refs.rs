@@ -22,6 +22,17 @@ pub struct RunConfig {
     pub content: CandidateContent,
 }
 
+/// One step of what the ports read for a policy's following
+/// ([`super::RiskPolicy::reference_step`]): directories to list, then
+/// (when none is left to list) files to read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReferenceStep {
+    /// Directories to list (v12), each not yet listed.
+    pub list: Vec<String>,
+    /// Files to read, when no directory is left to list.
+    pub read: Vec<String>,
+}
+
 /// What an adapter finds at a directory of a tree that risk policy v12
 /// asks to list ([`super::RiskPolicy::reference_lists`], D-R174).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2064,4 +2064,24 @@ fn v12_follows_by_shape() {
         !v11.reference_reads(&py, 0)
             .contains(&"tools/gen.py".to_string())
     );
+    // One step: the walked directory to list first, then the files.
+    let walk = [crate::review::fixtures::run_config(
+        ".vscode/tasks.json",
+        r#"{"tasks":[{"command":"run-parts tools/hooks && ./bin/dev"}]}"#,
+    )];
+    let first = v12.reference_step(&walk, 0);
+    assert_eq!(first.list, ["tools/hooks"]);
+    assert!(first.read.is_empty());
+    let mut walked = walk.to_vec();
+    walked.push(listed("tools/hooks"));
+    walked.push(crate::review::fixtures::run_config(
+        "tools/hooks/a",
+        "true\n",
+    ));
+    let then = v12.reference_step(&walked, 0);
+    assert!(then.list.is_empty());
+    for p in ["bin/dev", "tools/hooks/a"] {
+        assert!(then.read.contains(&p.to_string()), "{p}: {then:?}");
+    }
+    assert!(v11.reference_step(&walk, 0).list.is_empty());
 }
