@@ -1362,6 +1362,69 @@ fn what_a_task_runs_in_the_shapes_round_19_found_needs_the_maintainer() {
     high_yet_agent_alone_is_refused(&t, &lineage, &started);
 }
 
+/// Red team round 20 (against v12 with listing): a walker's operand past
+/// an option or through a variable, `find` with a name test or into a
+/// subdirectory, a wildcard in a middle component, an import after `;`,
+/// and a module found through `sys.path`: each medium and landed at the
+/// server before; high and refused now.
+#[test]
+fn what_a_task_runs_in_the_shapes_round_20_found_needs_the_maintainer() {
+    let x = ("lib/x.py", "print(1)\n");
+    for (command, files, edited) in [
+        (
+            "run-parts -a start tools/hooks",
+            vec![("tools/hooks/a", "#!/bin/sh\npython3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            "D=tools/hooks; run-parts \"$D\"",
+            vec![("tools/hooks/a", "#!/bin/sh\npython3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            "find tools -name '*.sh' -exec sh {} \\;",
+            vec![("tools/a.sh", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            "find tools -type f -exec sh {} \\;",
+            vec![("tools/sub/run", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            "for f in tools/*/run.sh; do sh \"$f\"; done",
+            vec![("tools/a/run.sh", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            "python3 tools/a.py",
+            vec![
+                ("tools/a.py", "import os; import b\n"),
+                ("tools/b.py", "import c\n"),
+                ("tools/c.py", "print(1)\n"),
+            ],
+            "tools/c.py",
+        ),
+        (
+            "python3 tools/a.py",
+            vec![
+                (
+                    "tools/a.py",
+                    "import sys\nsys.path.insert(0, \"lib\")\nimport helper\n",
+                ),
+                (
+                    "lib/helper.py",
+                    "import runpy\nrunpy.run_path(\"scripts/x.py\")\n",
+                ),
+                ("scripts/x.py", "print(1)\n"),
+            ],
+            "scripts/x.py",
+        ),
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(command, &files, edited);
+    }
+}
+
 /// Red team round 19's 05p2 and 05p3: a pre-commit local hook whose
 /// `entry` is written as a YAML complex key, or as an alias, runs
 /// `run-parts tools/hooks` as a plain `entry:` does (pre-commit reads

@@ -368,12 +368,14 @@ impl Repo {
         Ok(dirs.pop().map(|(id, walked)| Found::Dir(id, walked)))
     }
 
-    /// The files (and links) directly in each (rev, directory) as a
-    /// checkout shows the directory (links on the way followed, as
-    /// [`Repo::read_paths_followed`] walks), each as the directory asked
-    /// joined with the entry's name; more than `limit`, or a name that is
-    /// not UTF-8, answers [`Listed::Unknown`] (risk policy v12's walks,
-    /// D-R174).
+    /// The files (and links) below each (rev, directory), its
+    /// subdirectories' too, as a checkout shows the directory (links on
+    /// the way to it followed, as [`Repo::read_paths_followed`] walks),
+    /// each as the directory asked joined with the path below it; more
+    /// than `limit`, or a name that is not UTF-8, answers
+    /// [`Listed::Unknown`] (risk policy v12's walks, D-R174). A link
+    /// below is a file here (a read follows it); a submodule holds
+    /// nothing this repository has.
     pub fn list_followed(
         &self,
         dirs: &[(&str, &str)],
@@ -390,26 +392,43 @@ impl Repo {
                 out.push(Listed::NotADirectory);
                 continue;
             };
-            let bytes = self.checked(&mut seen, &id, &walked)?;
-            let list = entries(bytes, id.len() / 2).unwrap_or_default();
-            let mut files = Vec::new();
-            let mut unknown = false;
-            for e in &list {
-                if !matches!(e.mode & 0o170000, 0o100000 | 0o120000) {
-                    continue;
-                }
-                match std::str::from_utf8(e.name) {
-                    Ok(name) => files.push(format!("{}/{name}", path.trim_end_matches('/'))),
-                    Err(_) => unknown = true,
-                }
-            }
-            out.push(if unknown || files.len() > limit {
-                Listed::Unknown
-            } else {
-                Listed::Files(files)
-            });
+            out.push(self.files_below(&mut seen, (id, walked), path, limit)?);
         }
         Ok(out)
+    }
+
+    /// The files below the tree `at` (id, path walked), named from
+    /// `shown`; [`Listed::Unknown`] past `limit` or at a name that is not
+    /// UTF-8.
+    fn files_below(
+        &self,
+        seen: &mut Checked,
+        at: (String, String),
+        shown: &str,
+        limit: usize,
+    ) -> Result<Listed, GitError> {
+        let mut files = Vec::new();
+        let mut todo = vec![(at, shown.trim_end_matches('/').to_string())];
+        while let Some(((id, walked), name)) = todo.pop() {
+            let bytes = self.checked(seen, &id, &walked)?;
+            let list = entries(bytes, id.len() / 2).unwrap_or_default();
+            for e in &list {
+                let Ok(entry) = std::str::from_utf8(e.name) else {
+                    return Ok(Listed::Unknown);
+                };
+                let named = format!("{name}/{entry}");
+                match e.mode & 0o170000 {
+                    0o100000 | 0o120000 => files.push(named),
+                    DIR_MODE => todo.push(((hex(e.id), format!("{walked}/{entry}")), named)),
+                    _ => {}
+                }
+                if files.len() > limit {
+                    return Ok(Listed::Unknown);
+                }
+            }
+        }
+        files.sort();
+        Ok(Listed::Files(files))
     }
 
     /// [`Repo::read_paths`] as a checkout shows each path: symbolic links
@@ -641,7 +660,7 @@ mod tests {
     }
 
     /// On a real repository: a directory's files as a checkout shows it
-    /// (through a directory link), not what is below its subdirectories;
+    /// (through a directory link), its subdirectories' too;
     /// a file, an absent path and a link out of the tree are no
     /// directory; more files than asked is unknown (D-R174).
     #[test]
@@ -663,13 +682,16 @@ mod tests {
         let files = |l: &[&str]| Listed::Files(l.iter().map(|s| s.to_string()).collect());
         assert_eq!(
             list("tools/hooks", 8),
-            files(&["tools/hooks/a", "tools/hooks/b.sh"])
+            files(&["tools/hooks/a", "tools/hooks/b.sh", "tools/hooks/deep/c"])
         );
-        assert_eq!(list("hooks", 8), files(&["hooks/a", "hooks/b.sh"]));
+        assert_eq!(
+            list("hooks", 8),
+            files(&["hooks/a", "hooks/b.sh", "hooks/deep/c"])
+        );
         for none in ["tools/hooks/a", "nowhere", "abs"] {
             assert_eq!(list(none, 8), Listed::NotADirectory, "{none}");
         }
-        assert_eq!(list("tools/hooks", 1), Listed::Unknown);
+        assert_eq!(list("tools/hooks", 2), Listed::Unknown);
         // Each read of the files listed answers as the directory showed.
         let read = repo
             .read_paths_followed(&[("HEAD", "hooks/a")], 64)

@@ -138,11 +138,11 @@ pub trait GitPort {
     ) -> Result<Vec<Option<Vec<u8>>>, AdapterError> {
         self.read_paths(reads, cap)
     }
-    /// The files directly in each (tree, directory), as a checkout shows
-    /// the directory (symbolic links inside the tree followed, as
-    /// [`GitPort::read_paths_followed`] reads), each as the directory's
-    /// path asked joined with the entry's name; at most `limit` of them,
-    /// else [`Listed::Unknown`]. What risk policy v12 lists where a
+    /// The files below each (tree, directory), its subdirectories' too,
+    /// as a checkout shows the directory (symbolic links inside the tree
+    /// followed, as [`GitPort::read_paths_followed`] reads), each as the
+    /// directory's path asked joined with the path below it; at most
+    /// `limit` of them, else [`Listed::Unknown`]. What risk policy v12 lists where a
     /// command walks a directory (`run-parts tools/hooks`, `include
     /// tools/*.mk`; D-R174). An adapter that cannot list may leave this as
     /// is: every answer is unknown, so a change such a command may reach

@@ -29,6 +29,9 @@ use super::refs::{self, References};
 use crate::review::snapshot::CandidateContent;
 
 mod structural;
+mod tables;
+
+use tables::{name_imports, v12_tables};
 
 /// How far a policy follows what its auto-run configurations run (v11).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -226,7 +229,11 @@ pub(super) struct Followed {
 /// path marks it listed (not read whole: more files than the bound).
 struct Walk {
     dir: String,
+    /// Matched against a file's whole path (lowercased).
     glob: Option<crate::snapshot_tools::Glob>,
+    /// Every file below (`find`, a wildcard in a middle component), not
+    /// only the directory's own (`run-parts`).
+    recursive: bool,
 }
 
 /// [`follow`], with the directories to list.
@@ -260,6 +267,9 @@ pub(super) fn follow_all(
     let mut entered: Vec<String> = Vec::new();
     let mut walks: Vec<Walk> = Vec::new();
     let mut unlisted: BTreeSet<String> = BTreeSet::new();
+    // The files read because a walked directory holds them: bounded per
+    // directory by the listing, not by the step (round 20's 04a).
+    let mut walked: BTreeSet<String> = BTreeSet::new();
     let done = |out: References, next: BTreeSet<String>, unlisted: BTreeSet<String>| Followed {
         refs: sorted(out),
         next: next.into_iter().collect(),
@@ -334,16 +344,19 @@ pub(super) fn follow_all(
                     ) {
                         out.unread = true;
                     }
-                } else if path.strip_prefix(w.dir.as_str()).is_some_and(|rest| {
-                    rest.strip_prefix('/')
-                        .is_some_and(|name| !name.contains('/'))
-                }) {
+                } else if let Some(below) = path
+                    .strip_prefix(w.dir.as_str())
+                    .and_then(|rest| rest.strip_prefix('/'))
+                {
                     listed = true;
                     let lower = path.to_ascii_lowercase();
-                    if w.glob.as_ref().is_none_or(|g| g.matches(lower.as_bytes()))
-                        && read_by_name(base_name(path), true)
+                    // What a walker runs is read whatever its name (round
+                    // 20's 01g: `a.tcl` with a `#!` line).
+                    if (w.recursive || !below.contains('/'))
+                        && w.glob.as_ref().is_none_or(|g| g.matches(lower.as_bytes()))
                     {
                         next.insert(path.to_string());
+                        walked.insert(path.to_string());
                     }
                 }
             }
@@ -384,7 +397,7 @@ pub(super) fn follow_all(
             .collect();
         // v12 bounds the files the trees hold, not the names asked (red
         // team round 18's 02c: a `package.json`'s dependencies).
-        if v12 && held(&level) > usize::from(rule.files_per_read) {
+        if v12 && held(&level, &walked) > usize::from(rule.files_per_read) {
             out.unread = true;
             return done(out, BTreeSet::new(), BTreeSet::new());
         }
@@ -398,11 +411,12 @@ pub(super) fn follow_all(
 }
 
 /// How many files `level` holds with bytes (each path once: both trees
-/// may hold it).
-fn held(level: &[(&RunConfig, bool)]) -> usize {
+/// may hold it), but those a walked directory holds.
+fn held(level: &[(&RunConfig, bool)], walked: &BTreeSet<String>) -> usize {
     let mut paths: Vec<&str> = level
         .iter()
         .filter(|(c, _)| matches!(c.content, CandidateContent::Bytes { .. }))
+        .filter(|(c, _)| !walked.contains(c.path.as_str()))
         .map(|(c, _)| c.path.as_str())
         .collect();
     paths.sort_unstable();
@@ -555,6 +569,17 @@ fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> Words {
             {
                 values.push(value.to_string());
             }
+        } else if v12 {
+            // A task's command is a shell line too: its assignments
+            // (`D=tools/hooks; run-parts "$D"`, round 20's 01e).
+            for token in w.split([' ', '\t', ';', '&', '|']) {
+                if let Some((name, value)) = token.split_once('=')
+                    && !name.is_empty()
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
+                    values.push(value.to_string());
+                }
+            }
         }
         let mut after_variable = false;
         // v12: a variable inside a component is a glob's `*`, and a glob
@@ -629,16 +654,23 @@ impl Sink<'_> {
         let mut patterns = joined(dirs, piece);
         // A glob in its last component only walks the directory before
         // it: its files are read in turn (red team round 19's 01b).
+        // A wildcard in a middle component walks every file below the
+        // directory before it (round 20's 01d: `tools/*/run.sh`).
         for p in &patterns {
-            if let Some((dir, last)) = p.rsplit_once('/')
-                && !dir.contains(['*', '?', '['])
-                && last.contains(['*', '?', '['])
-                && let Ok(Some(glob)) =
-                    crate::snapshot_tools::Glob::parse(p.to_ascii_lowercase().as_bytes())
+            let parts: Vec<&str> = p.split('/').collect();
+            let Some(first) = parts.iter().position(|c| c.contains(['*', '?', '['])) else {
+                continue;
+            };
+            if first == 0 {
+                continue;
+            }
+            if let Ok(Some(glob)) =
+                crate::snapshot_tools::Glob::parse(p.to_ascii_lowercase().as_bytes())
             {
                 self.walks.push(Walk {
-                    dir: dir.to_string(),
+                    dir: parts[..first].join("/"),
                     glob: Some(glob),
+                    recursive: first + 1 < parts.len(),
                 });
             }
         }
@@ -735,7 +767,7 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
                 sink.below = false;
                 continue;
             }
-            v12_tables(pieces, &lower, i, &dirs, sink);
+            v12_tables(pieces, &lower, i, (&dirs, &words.values), sink);
         }
         if MAKES.contains(&name) {
             sink.each(&dirs, MAKEFILES, true);
@@ -820,91 +852,6 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
         }
     }
     beyond
-}
-
-/// v12: what the Python or JavaScript file at `path` imports by name
-/// (`structural::imports`), named and read in turn.
-fn name_imports(path: &str, text: &str, bases: &[String], sink: &mut Sink<'_>) {
-    let found = structural::imports(path, text);
-    for m in &found.modules {
-        let files = module_files(m);
-        let files: Vec<&str> = files.iter().map(String::as_str).collect();
-        sink.each(bases, &files, true);
-    }
-    for f in found.files {
-        if let Some(p) = refs::normalise_cased(&f) {
-            sink.add(p, true);
-        }
-    }
-    sink.below = true;
-    for d in found.dirs {
-        if let Some(p) = refs::normalise_cased(&d) {
-            sink.add(p, false);
-        }
-    }
-    sink.below = false;
-}
-
-/// v12's tables at piece `i` (lowercased `lower`), named from `dirs`:
-/// package runners' `package.json` and npm's implicit `server.js`, Python
-/// project tools' `pyproject.toml`, the configurations tools load, the
-/// files test runners discover, and every file when a runtime or a walker
-/// is given the root.
-fn v12_tables(pieces: &[Piece], lower: &[String], i: usize, dirs: &[String], sink: &mut Sink<'_>) {
-    let name = base_name(&lower[i]);
-    if structural::NPXS.contains(&name) {
-        sink.each(dirs, &["package.json"], true);
-    }
-    if NPMS.contains(&name) {
-        // `npm start` without a `start` script runs `node server.js`.
-        sink.each(dirs, &["server.js"], true);
-    }
-    for (tool, files) in structural::PY_PROJECTS {
-        if name == *tool {
-            sink.each(dirs, files, true);
-        }
-    }
-    // A tool's name, or the module `python -m` runs.
-    let module = (i > 0 && lower[i - 1] == "-m").then_some(lower[i].as_str());
-    for tool in [Some(name), module].into_iter().flatten() {
-        for (t, globs) in structural::LOADS_CONFIG {
-            if tool == *t {
-                for g in *globs {
-                    sink.glob(dirs, g, false);
-                }
-            }
-        }
-        for (t, globs) in structural::DISCOVERS {
-            if tool == *t {
-                sink.anywhere_globs(globs);
-            }
-        }
-    }
-    // `find . -exec` runs what it finds: every file, unless a name test
-    // bounds it (then the test's glob names them; round 19's 04d: a
-    // `clean` rule's `find . -name "*.o" -exec rm` names no source).
-    let walks = structural::RUNS_DIRECTORY.contains(&name)
-        || (name == "find"
-            && lower
-                .iter()
-                .any(|w| structural::FIND_RUNS.contains(&w.as_str()))
-            && !lower.windows(2).any(|w| {
-                structural::FIND_TESTS.contains(&w[0].as_str())
-                    && w[1].chars().any(|c| c.is_ascii_alphanumeric())
-            }));
-    if walks && let Some(target) = pieces[i + 1..].iter().find(|n| !n.text.starts_with('-')) {
-        if matches!(target.text.as_str(), "." | "./") {
-            sink.out.unread = true;
-        } else if !read_by_name(base_name(&target.text), true)
-            || base_name(&target.text).rsplit_once('.').is_none()
-        {
-            // A directory (not a script by its name): its files are read
-            // in turn (red team round 19's 01a).
-            for dir in joined(dirs, &target.text) {
-                sink.walks.push(Walk { dir, glob: None });
-            }
-        }
-    }
 }
 
 /// The files `python -m a.b` may run: `a/b.py`, `a/b/__main__.py` and the

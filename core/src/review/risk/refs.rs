@@ -39,8 +39,8 @@ pub struct ReferenceStep {
 pub enum Listed {
     /// No directory there (absent, a file, or a link out of the tree).
     NotADirectory,
-    /// The paths, from the root as asked, of the files (and links)
-    /// directly in it.
+    /// The paths, from the root as asked, of the files (and links) below
+    /// it, its subdirectories' too.
     Files(Vec<String>),
     /// More files than the bound, or an adapter that cannot list: any
     /// file may be there.

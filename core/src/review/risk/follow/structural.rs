@@ -465,6 +465,9 @@ pub(super) struct Imports {
     pub(super) files: Vec<String>,
     /// Directories named whole, from the root (`tools/node_modules/x`).
     pub(super) dirs: Vec<String>,
+    /// Where the modules are looked for besides the bases (`sys.path`
+    /// entries a script adds), from the root.
+    pub(super) bases: Vec<String>,
 }
 
 /// Extensions Node and TypeScript try for a relative specifier.
@@ -505,9 +508,42 @@ pub(super) fn imports(path: &str, text: &str) -> Imports {
     out
 }
 
+/// The string literal after each of `calls` in `text` (`import_module("b")`).
+fn call_literals<'t>(text: &'t str, calls: &[&str]) -> Vec<&'t str> {
+    let mut out = Vec::new();
+    for call in calls {
+        for (at, _) in text.match_indices(call) {
+            let rest = text[at + call.len()..].trim_start();
+            let Some(quote) = rest.chars().next().filter(|q| matches!(q, '"' | '\'')) else {
+                continue;
+            };
+            if let Some(end) = rest[1..].find(quote) {
+                out.push(&rest[1..1 + end]);
+            }
+        }
+    }
+    out
+}
+
 fn python_imports(dir: &str, text: &str, out: &mut Imports) {
-    for line in text.lines() {
-        let line = line.split('#').next().unwrap_or("").trim();
+    // Imports written as calls (round 20's 02b), and `sys.path` entries
+    // (02h: `sys.path.insert(0, "lib")`).
+    for m in call_literals(text, &["import_module(", "__import__("]) {
+        out.modules.push(m.to_string());
+    }
+    for (at, _) in text.match_indices("sys.path.") {
+        let call = &text[at..];
+        let Some(end) = call.find(')') else { continue };
+        for entry in call_literals(&call[..end], &["(", ","]) {
+            out.bases.push(entry.to_string());
+        }
+    }
+    // Every statement, after a `;` too (02a: `import os; import b`).
+    let statements = text
+        .lines()
+        .flat_map(|l| l.split('#').next().unwrap_or("").split(';'));
+    for line in statements {
+        let line = line.trim();
         if let Some(rest) = line.strip_prefix("import ") {
             for m in rest.split(',') {
                 let m = m.split_whitespace().next().unwrap_or("");
@@ -567,6 +603,14 @@ fn python_imports(dir: &str, text: &str, out: &mut Imports) {
 }
 
 fn js_imports(dir: &str, text: &str, out: &mut Imports) {
+    let relative = |spec: &str, out: &mut Imports| {
+        if let Some(p) = super::refs::normalise_cased(&format!("{dir}/{spec}")) {
+            for t in JS_TRIES {
+                out.files.push(format!("{p}{t}"));
+            }
+            out.dirs.push(p);
+        }
+    };
     for (i, _) in text.match_indices(['\'', '"', '`']) {
         let before = text[..i].trim_end();
         let spec_start = i + 1;
@@ -580,17 +624,34 @@ fn js_imports(dir: &str, text: &str, out: &mut Imports) {
             || before.ends_with(" from")
             || before.ends_with("}from")
             || before.ends_with("import");
-        if !imported || spec.is_empty() || spec.contains(['\n', '$']) {
+        if spec.is_empty() || spec.contains(['\n', '$']) {
+            continue;
+        }
+        // A relative path anywhere (`const p = './b'; require(p)`: round
+        // 20's 02d) is tried as the import it may become.
+        if spec.starts_with("./") || spec.starts_with("../") {
+            relative(spec, out);
+            continue;
+        }
+        if !imported {
             continue;
         }
         if spec.starts_with('.') {
-            let Some(p) = super::refs::normalise_cased(&format!("{dir}/{spec}")) else {
-                continue;
-            };
-            for t in JS_TRIES {
-                out.files.push(format!("{p}{t}"));
+            relative(spec, out);
+        } else if spec.starts_with('#') {
+            // A subpath import (`#internal`): the `imports` of the
+            // nearest `package.json`, read in turn (02e).
+            let mut d: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+            loop {
+                let mut p = d.join("/");
+                if !p.is_empty() {
+                    p.push('/');
+                }
+                out.files.push(format!("{p}package.json"));
+                if d.pop().is_none() {
+                    break;
+                }
             }
-            out.dirs.push(p);
         } else if !spec.starts_with('/') && !spec.contains(':') {
             // A package: every `node_modules` from the file's directory
             // up to the root.

@@ -621,3 +621,129 @@ fn ported(mut configs: Vec<RunConfig>) -> Vec<RunConfig> {
         configs.extend(asked.iter().map(|d| listed(d)));
     }
 }
+
+/// Red team round 20: walkers' operands past options and through a
+/// variable, `find`'s recursion and name tests, a wildcard in a middle
+/// component, a walked file read whatever its name, Python imports after
+/// `;` and as calls, `sys.path`, `__pycache__`, a JS specifier through a
+/// variable and a subpath import; each named now.
+#[test]
+fn v12_names_what_round_20_found() {
+    let x = ("lib/x.py", "print(1)\n");
+    let cases: Vec<Case> = vec![
+        (
+            task_of("run-parts -a start tools/hooks"),
+            vec![("tools/hooks/a", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            task_of("find tools -name '*.sh' -exec sh {} ;"),
+            vec![("tools/a.sh", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            task_of("find tools -type f -exec sh {} ;"),
+            vec![("tools/sub/run", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            task_of("for f in tools/*/run.sh; do sh $f; done"),
+            vec![("tools/a/run.sh", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            task_of("D=tools/hooks; run-parts $D"),
+            vec![("tools/hooks/a", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            task_of("find tools -type f -exec {} ;"),
+            vec![("tools/a.tcl", "#!/bin/sh\npython3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            task_of("python3 tools/a.py"),
+            vec![
+                ("tools/a.py", "import os; import b\n"),
+                ("tools/b.py", "import c\n"),
+            ],
+            "tools/c.py",
+        ),
+        (
+            task_of("python3 tools/a.py"),
+            vec![
+                (
+                    "tools/a.py",
+                    "import importlib\nimportlib.import_module(\"b\")\n",
+                ),
+                ("tools/b.py", "import c\n"),
+            ],
+            "tools/c.py",
+        ),
+        (
+            task_of("node tools/a.js"),
+            vec![
+                ("tools/a.js", "const p = './b'; require(p);\n"),
+                ("tools/b.js", "require('./c');\n"),
+            ],
+            "tools/c.js",
+        ),
+        (
+            task_of("node tools/a.mjs"),
+            vec![
+                ("tools/a.mjs", "import \"#internal\";\n"),
+                (
+                    "package.json",
+                    r##"{"imports":{"#internal":"./src/internal.mjs"}}"##,
+                ),
+            ],
+            "src/internal.mjs",
+        ),
+        (
+            task_of("python3 tools/a.py"),
+            vec![("tools/a.py", "import b\n"), ("tools/b.py", "x = 1\n")],
+            "tools/__pycache__/b.cpython-311.pyc",
+        ),
+        (
+            task_of("python3 tools/a.py"),
+            vec![
+                (
+                    "tools/a.py",
+                    "import sys\nsys.path.insert(0, \"lib\")\nimport helper\n",
+                ),
+                (
+                    "lib/helper.py",
+                    "import runpy\nrunpy.run_path(\"scripts/x.py\")\n",
+                ),
+            ],
+            "scripts/x.py",
+        ),
+    ];
+    for (tasks, files, edited) in cases {
+        let mut configs = vec![config(".vscode/tasks.json", &tasks)];
+        configs.extend(files.iter().map(|(p, b)| config(p, b)));
+        let configs = ported(configs);
+        let (r, _) = follow(&configs, &names(), &v12(), 3);
+        assert!(r.names(edited), "{tasks}: {edited}");
+        assert!(!r.names("src/lib.rs"), "{tasks}: everything named");
+    }
+}
+
+/// Round 20's 04a: two walked directories of 70 hooks each are within
+/// the bound a directory's listing applies; the step bound counts other
+/// files.
+#[test]
+fn v12_walked_directories_are_bounded_each() {
+    let mut configs = vec![config(
+        ".vscode/tasks.json",
+        &task_of("run-parts tools/pre && run-parts tools/post"),
+    )];
+    for dir in ["tools/pre", "tools/post"] {
+        for i in 0..70 {
+            configs.push(config(&format!("{dir}/h{i}"), "true\n"));
+        }
+    }
+    let (r, _) = follow(&ported(configs), &names(), &v12(), 3);
+    assert!(r.names("tools/pre/h1"));
+    assert!(!r.names("src/lib.rs"));
+}

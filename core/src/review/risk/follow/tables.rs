@@ -1,0 +1,175 @@
+//! Risk policy v12's tables and walks (D-R174): what a step's words
+//! name beyond v11's reading (package runners, Python project tools,
+//! configurations tools load, test discovery, the directories a walker is
+//! given), and what a Python or JavaScript file read in turn imports.
+
+use super::structural;
+use super::{NPMS, Piece, Sink, Walk, base_name, joined, module_files, read_by_name};
+use crate::review::risk::refs;
+
+/// v12: what the Python or JavaScript file at `path` imports by name
+/// (`structural::imports`), named and read in turn.
+pub(super) fn name_imports(path: &str, text: &str, bases: &[String], sink: &mut Sink<'_>) {
+    let found = structural::imports(path, text);
+    let mut bases = bases.to_vec();
+    bases.extend(found.bases.iter().filter_map(|b| refs::normalise_cased(b)));
+    let own = path.rsplit_once('/').map_or("", |(d, _)| d);
+    for m in &found.modules {
+        let files = module_files(m);
+        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+        sink.each(&bases, &files, true);
+        // What Python runs instead of the source: its `__pycache__`
+        // (round 20's 02f: an unchecked-hash `.pyc`).
+        let parent = m.rsplit_once('.').map_or("", |(p, _)| p).replace('.', "/");
+        sink.below = true;
+        for b in bases.iter().map(String::as_str).chain([own]) {
+            if let Some(p) = refs::normalise_cased(&format!("{b}/{parent}/__pycache__")) {
+                sink.add(p, false);
+            }
+        }
+        sink.below = false;
+    }
+    for f in &found.files {
+        if let Some(d) = f.strip_suffix(".py").and_then(|p| p.rsplit_once('/')) {
+            sink.below = true;
+            if let Some(p) = refs::normalise_cased(&format!("{}/__pycache__", d.0)) {
+                sink.add(p, false);
+            }
+            sink.below = false;
+        }
+    }
+    for f in found.files {
+        if let Some(p) = refs::normalise_cased(&f) {
+            sink.add(p, true);
+        }
+    }
+    sink.below = true;
+    for d in found.dirs {
+        if let Some(p) = refs::normalise_cased(&d) {
+            sink.add(p, false);
+        }
+    }
+    sink.below = false;
+}
+
+/// v12's tables at piece `i` (lowercased `lower`), named from `dirs`:
+/// package runners' `package.json` and npm's implicit `server.js`, Python
+/// project tools' `pyproject.toml`, the configurations tools load, the
+/// files test runners discover, and every file when a runtime or a walker
+/// is given the root.
+pub(super) fn v12_tables(
+    pieces: &[Piece],
+    lower: &[String],
+    i: usize,
+    (dirs, values): (&[String], &[String]),
+    sink: &mut Sink<'_>,
+) {
+    let name = base_name(&lower[i]);
+    if structural::NPXS.contains(&name) {
+        sink.each(dirs, &["package.json"], true);
+    }
+    if NPMS.contains(&name) {
+        // `npm start` without a `start` script runs `node server.js`.
+        sink.each(dirs, &["server.js"], true);
+    }
+    for (tool, files) in structural::PY_PROJECTS {
+        if name == *tool {
+            sink.each(dirs, files, true);
+        }
+    }
+    // A tool's name, or the module `python -m` runs.
+    let module = (i > 0 && lower[i - 1] == "-m").then_some(lower[i].as_str());
+    for tool in [Some(name), module].into_iter().flatten() {
+        for (t, globs) in structural::LOADS_CONFIG {
+            if tool == *t {
+                for g in *globs {
+                    sink.glob(dirs, g, false);
+                }
+            }
+        }
+        for (t, globs) in structural::DISCOVERS {
+            if tool == *t {
+                sink.anywhere_globs(globs);
+            }
+        }
+    }
+    // A walker runs what the directories it is given hold: its operands
+    // (past options and their values: `run-parts -a start tools/hooks`),
+    // and, given a variable, every value the source assigns (round 20's
+    // 01a, 01e). `find` walks its start points, every file below, or
+    // those its name tests match (01b, 01c).
+    let find = name == "find"
+        && lower
+            .iter()
+            .any(|w| structural::FIND_RUNS.contains(&w.as_str()));
+    if !structural::RUNS_DIRECTORY.contains(&name) && !find {
+        return;
+    }
+    let operands: Vec<&Piece> = if find {
+        pieces[i + 1..]
+            .iter()
+            .take_while(|n| !n.text.starts_with('-') && !n.text.starts_with('('))
+            .collect()
+    } else {
+        // Up to four operands, to the first a runtime runs by its name
+        // (`python3 tools/gen.py src`: `src` is the script's argument).
+        let mut seen = Vec::new();
+        for n in pieces[i + 1..]
+            .iter()
+            .filter(|n| !n.text.starts_with('-'))
+            .take(4)
+        {
+            seen.push(n);
+            let file = base_name(&n.text);
+            if name != "run-parts" && read_by_name(file, true) && file.rsplit_once('.').is_some() {
+                break;
+            }
+        }
+        seen
+    };
+    let tests: Vec<&str> = lower
+        .windows(2)
+        .filter(|w| structural::FIND_TESTS.contains(&w[0].as_str()))
+        .map(|w| w[1].as_str())
+        .filter(|t| t.chars().any(|c| c.is_ascii_alphanumeric()))
+        .collect();
+    let mut targets: Vec<String> = operands.iter().map(|p| p.text.clone()).collect();
+    if operands.iter().any(|p| p.after_variable) {
+        targets.extend(values.iter().cloned());
+    }
+    for target in targets {
+        if matches!(target.as_str(), "." | "./") {
+            // The root: every file, unless `find`'s name tests bound it
+            // (then their globs name what it finds, at any depth).
+            if !find || tests.is_empty() {
+                sink.out.unread = true;
+            }
+            continue;
+        }
+        let name = base_name(&target);
+        if !find && read_by_name(name, true) && name.rsplit_once('.').is_some() {
+            // A script by its name (`python3 tools/gen.py`): read as named.
+            continue;
+        }
+        for dir in joined(dirs, &target) {
+            if !find || tests.is_empty() {
+                sink.walks.push(Walk {
+                    dir,
+                    glob: None,
+                    recursive: find,
+                });
+                continue;
+            }
+            for t in &tests {
+                let pattern = format!("{}/**/{t}", dir.to_ascii_lowercase());
+                if let Ok(Some(glob)) = crate::snapshot_tools::Glob::parse(pattern.as_bytes()) {
+                    sink.walks.push(Walk {
+                        dir: dir.clone(),
+                        glob: Some(glob),
+                        recursive: true,
+                    });
+                }
+            }
+        }
+    }
+}
