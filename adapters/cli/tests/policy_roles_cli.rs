@@ -1421,6 +1421,91 @@ fn what_a_task_runs_in_the_shapes_round_20_found_needs_the_maintainer() {
     }
 }
 
+/// Red team round 21 (against v12 after round 20): a default in a
+/// variable's expansion, `find`'s output run in a loop, an environment
+/// variable given to `run-parts`, `sys.path` built from `__file__`, and a
+/// tool's configuration read in turn: each medium and landed at the
+/// server before; high and refused now.
+#[test]
+fn what_a_task_runs_in_the_shapes_round_21_found_needs_the_maintainer() {
+    let x = ("lib/x.py", "print(1)\n");
+    let hook = ("tools/hooks/a", "#!/bin/sh\npython3 lib/x.py\n");
+    for (command, files, edited) in [
+        (
+            "run-parts \"${HOOKS:-tools/hooks}\"",
+            vec![hook, x],
+            "lib/x.py",
+        ),
+        (
+            "for c in $(find tools/checks -type f); do sh \"$c\"; done",
+            vec![("tools/checks/a", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            "python3 tools/a.py",
+            vec![
+                (
+                    "tools/a.py",
+                    "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), \"lib\"))\nimport helper\n",
+                ),
+                (
+                    "tools/lib/helper.py",
+                    "import runpy\nrunpy.run_path(\"scripts/x.py\")\n",
+                ),
+                ("scripts/x.py", "print(1)\n"),
+            ],
+            "scripts/x.py",
+        ),
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(command, &files, edited);
+    }
+    an_edit_the_configuration_runs_needs_the_maintainer(
+        &[
+            (
+                ".vscode/tasks.json",
+                r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"run-parts \"$HOOKS\"","options":{"env":{"HOOKS":"tools/hooks"}},"runOptions":{"runOn":"folderOpen"}}]}"#,
+            ),
+            hook,
+            x,
+        ],
+        "lib/x.py",
+    );
+}
+
+/// Round 21's false positives (03b, 03c): a Python package a task runs
+/// with `python3 -m app`, whose modules import each other five deep, made
+/// every change high (deeper than the reads). An edit outside the package
+/// is medium and lands; one inside it needs the maintainer.
+#[test]
+fn a_package_deeper_than_the_reads_keeps_other_edits_medium() {
+    let t = Team::new();
+    t.f.write(
+        ".vscode/tasks.json",
+        r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"python3 -m app","runOptions":{"runOn":"folderOpen"}}]}"#,
+    )
+    .unwrap();
+    for (path, body) in [
+        ("app/__main__.py", "from . import a\n"),
+        ("app/a.py", "from . import b\n"),
+        ("app/b.py", "from . import c\n"),
+        ("app/c.py", "from . import d\n"),
+        ("app/d.py", "x = 1\n"),
+    ] {
+        t.f.write(path, body).unwrap();
+    }
+    let (lineage, _, c) = t.review_commit("package");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("src/lib.rs", "pub fn f() { let _ = 1; }\n")
+        .unwrap();
+    let (lineage, started, c) = t.review_commit("ordinary");
+    assert_risk(&started, "medium", "code_change");
+    t.signed_lands(&t.agent, &lineage, c);
+    t.f.write("app/d.py", "import os\n").unwrap();
+    let (_, started, _) = t.review_commit("package edit");
+    assert_eq!(started["risk_level"], "high", "{started}");
+}
+
 /// Red team round 19's 05p2 and 05p3: a pre-commit local hook whose
 /// `entry` is written as a YAML complex key, or as an alias, runs
 /// `run-parts tools/hooks` as a plain `entry:` does (pre-commit reads

@@ -78,10 +78,11 @@ impl GitPort for Repo {
     fn list_followed(
         &self,
         dirs: &[(&TreeId, &str)],
+        below: bool,
         limit: usize,
     ) -> Result<Vec<probity_core::review::Listed>, AdapterError> {
         let dirs: Vec<(&str, &str)> = dirs.iter().map(|(t, p)| (t.as_str(), *p)).collect();
-        Ok(Repo::list_followed(self, &dirs, limit)?)
+        Ok(Repo::list_followed(self, &dirs, below, limit)?)
     }
 
     fn keep_trees(

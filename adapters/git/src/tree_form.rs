@@ -368,7 +368,7 @@ impl Repo {
         Ok(dirs.pop().map(|(id, walked)| Found::Dir(id, walked)))
     }
 
-    /// The files (and links) below each (rev, directory), its
+    /// The files (and links) in each (rev, directory), with `below` its
     /// subdirectories' too, as a checkout shows the directory (links on
     /// the way to it followed, as [`Repo::read_paths_followed`] walks),
     /// each as the directory asked joined with the path below it; more
@@ -379,6 +379,7 @@ impl Repo {
     pub fn list_followed(
         &self,
         dirs: &[(&str, &str)],
+        below: bool,
         limit: usize,
     ) -> Result<Vec<Listed>, GitError> {
         let mut seen = Checked::new();
@@ -392,7 +393,7 @@ impl Repo {
                 out.push(Listed::NotADirectory);
                 continue;
             };
-            out.push(self.files_below(&mut seen, (id, walked), path, limit)?);
+            out.push(self.files_below(&mut seen, (id, walked), path, below, limit)?);
         }
         Ok(out)
     }
@@ -405,6 +406,7 @@ impl Repo {
         seen: &mut Checked,
         at: (String, String),
         shown: &str,
+        below: bool,
         limit: usize,
     ) -> Result<Listed, GitError> {
         let mut files = Vec::new();
@@ -419,7 +421,9 @@ impl Repo {
                 let named = format!("{name}/{entry}");
                 match e.mode & 0o170000 {
                     0o100000 | 0o120000 => files.push(named),
-                    DIR_MODE => todo.push(((hex(e.id), format!("{walked}/{entry}")), named)),
+                    DIR_MODE if below => {
+                        todo.push(((hex(e.id), format!("{walked}/{entry}")), named));
+                    }
                     _ => {}
                 }
                 if files.len() > limit {
@@ -674,7 +678,7 @@ mod tests {
         f.commit_all("hooks").unwrap();
         let repo = f.repo().unwrap();
         let list = |path: &str, limit: usize| {
-            repo.list_followed(&[("HEAD", path)], limit)
+            repo.list_followed(&[("HEAD", path)], true, limit)
                 .unwrap()
                 .pop()
                 .unwrap()
@@ -692,6 +696,12 @@ mod tests {
             assert_eq!(list(none, 8), Listed::NotADirectory, "{none}");
         }
         assert_eq!(list("tools/hooks", 2), Listed::Unknown);
+        // A directory's own files only.
+        assert_eq!(
+            repo.list_followed(&[("HEAD", "tools/hooks")], false, 2)
+                .unwrap(),
+            [files(&["tools/hooks/a", "tools/hooks/b.sh"])]
+        );
         // Each read of the files listed answers as the directory showed.
         let read = repo
             .read_paths_followed(&[("HEAD", "hooks/a")], 64)

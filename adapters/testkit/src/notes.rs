@@ -439,9 +439,10 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
     fn list_followed(
         &self,
         dirs: &[(&TreeId, &str)],
+        below: bool,
         limit: usize,
     ) -> Result<Vec<probity_core::review::Listed>, AdapterError> {
-        self.git.list_followed(dirs, limit)
+        self.git.list_followed(dirs, below, limit)
     }
 
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {

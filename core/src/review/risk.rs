@@ -489,56 +489,44 @@ impl RiskPolicy {
         }
     }
 
-    /// The directories whose files to list after `done` reads (v12's
-    /// walks: `run-parts tools/hooks`, `include tools/*.mk`), given
-    /// `configs`; each not yet listed. The ports list each in both trees
-    /// ([`RiskPolicy::reference_list_bound`] files at most), read its files
-    /// into the configurations as they read [`RiskPolicy::reference_reads`],
-    /// and add a configuration at the directory's own path: `Absent` when
-    /// listed, bytes `complete: false` when it holds more files than the
-    /// bound or cannot be listed (then every changed file may be one a
-    /// command there runs). Empty before v12. Ask for these before
-    /// [`RiskPolicy::reference_reads`] at the same `done`: the files
-    /// listed are among what it names.
-    pub fn reference_lists(&self, configs: &[RunConfig], done: u8) -> Vec<String> {
-        match &self.references_followed {
-            Some(rule)
-                if rule.structural.is_some()
-                    && done <= rule.reads
-                    && !self.auto_run_reference_configs.is_empty() =>
-            {
-                follow::follow_all(configs, &self.auto_run_reference_configs, rule, done).list
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    /// [`RiskPolicy::reference_lists`] and [`RiskPolicy::reference_reads`]
-    /// of one step in one pass (each follows every step before it): the
-    /// directories to list first, and, when there are none, the files to
-    /// read. When there are directories, list them and ask again.
+    /// One step of what the ports read after `done` reads, given
+    /// `configs`: the directories v12's walks need listed first (`run-parts
+    /// tools/hooks`, `include tools/*.mk`; with every file below them:
+    /// `find tools`, `tools/*/run.sh`), each not yet listed, and, when none
+    /// is left to list, the files to read ([`RiskPolicy::reference_reads`]).
+    /// The ports list each directory in both trees
+    /// ([`RiskPolicy::reference_list_bound`] files at most), read the files
+    /// listed into the configurations, add [`Listed::marker`] at the
+    /// directory's own path, and ask again.
     pub fn reference_step(&self, configs: &[RunConfig], done: u8) -> ReferenceStep {
         match &self.references_followed {
             Some(rule) if done <= rule.reads && !self.auto_run_reference_configs.is_empty() => {
                 let f = follow::follow_all(configs, &self.auto_run_reference_configs, rule, done);
-                let list = if rule.structural.is_some() {
-                    f.list
+                let (list, list_below) = if rule.structural.is_some() {
+                    (f.list, f.list_below)
                 } else {
-                    Vec::new()
+                    (Vec::new(), Vec::new())
                 };
-                let read = if !list.is_empty() || f.next.len() > rule.names_bound() {
+                let read = if !list.is_empty()
+                    || !list_below.is_empty()
+                    || f.next.len() > rule.names_bound()
+                {
                     Vec::new()
                 } else {
                     f.next
                 };
-                ReferenceStep { list, read }
+                ReferenceStep {
+                    list,
+                    list_below,
+                    read,
+                }
             }
             _ => ReferenceStep::default(),
         }
     }
 
     /// The most files the ports list in one walked directory
-    /// ([`RiskPolicy::reference_lists`]): the policy's files per read.
+    /// ([`RiskPolicy::reference_step`]): the policy's files per read.
     pub fn reference_list_bound(&self) -> usize {
         self.references_followed
             .as_ref()

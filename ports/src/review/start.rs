@@ -596,15 +596,11 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
     // directories the step's commands walk, listed (v12).
     for done in 0.. {
         let mut step = policy.reference_step(&read, done);
-        let listed = !step.list.is_empty();
+        let listed = !step.list.is_empty() || !step.list_below.is_empty();
         if listed {
-            list_into(
-                git,
-                trees,
-                &step.list,
-                policy.reference_list_bound(),
-                &mut read,
-            )?;
+            let bound = policy.reference_list_bound();
+            list_into(git, trees, (&step.list, false), bound, &mut read)?;
+            list_into(git, trees, (&step.list_below, true), bound, &mut read)?;
             step = policy.reference_step(&read, done);
         }
         // Files read already (a listing's marker is no file).
@@ -627,17 +623,21 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
     Ok(read)
 }
 
-/// Lists each of `dirs` in `trees` (at most `limit` files each), reads
+/// Lists each of `dirs` in `trees` (with `below`, every file below it; at
+/// most `limit` files each), reads
 /// the files listed into `read`, and marks each directory listed there
 /// ([`Listed::marker`]). A directory that is no repository path stays
 /// unlisted: the classification then takes it as holding anything.
 fn list_into<G: GitPort + ?Sized>(
     git: &G,
     trees: &[&TreeId],
-    dirs: &[String],
+    (dirs, below): (&[String], bool),
     limit: usize,
     read: &mut Vec<RunConfig>,
 ) -> Result<(), ReviewError> {
+    if dirs.is_empty() {
+        return Ok(());
+    }
     let dirs: Vec<RepoPath> = dirs
         .iter()
         .filter_map(|d| RepoPath::parse(d).ok())
@@ -646,7 +646,7 @@ fn list_into<G: GitPort + ?Sized>(
         .iter()
         .flat_map(|t| dirs.iter().map(move |d| (*t, d.as_str())))
         .collect();
-    let answers = git.list_followed(&asks, limit)?;
+    let answers = git.list_followed(&asks, below, limit)?;
     for (i, dir) in dirs.iter().enumerate() {
         let listed = Listed::of_trees(
             (0..trees.len()).filter_map(|t| answers.get(t * dirs.len() + i).cloned()),

@@ -138,11 +138,11 @@ pub trait GitPort {
     ) -> Result<Vec<Option<Vec<u8>>>, AdapterError> {
         self.read_paths(reads, cap)
     }
-    /// The files below each (tree, directory), its subdirectories' too,
-    /// as a checkout shows the directory (symbolic links inside the tree
-    /// followed, as [`GitPort::read_paths_followed`] reads), each as the
-    /// directory's path asked joined with the path below it; at most
-    /// `limit` of them, else [`Listed::Unknown`]. What risk policy v12 lists where a
+    /// The files in each (tree, directory), with `below` its
+    /// subdirectories' too, as a checkout shows the directory (symbolic
+    /// links inside the tree followed, as [`GitPort::read_paths_followed`]
+    /// reads), each as the directory's path asked joined with the path
+    /// below it; at most `limit` of them, else [`Listed::Unknown`]. What risk policy v12 lists where a
     /// command walks a directory (`run-parts tools/hooks`, `include
     /// tools/*.mk`; D-R174). An adapter that cannot list may leave this as
     /// is: every answer is unknown, so a change such a command may reach
@@ -150,9 +150,10 @@ pub trait GitPort {
     fn list_followed(
         &self,
         dirs: &[(&TreeId, &str)],
+        below: bool,
         limit: usize,
     ) -> Result<Vec<Listed>, AdapterError> {
-        let _ = limit;
+        let _ = (below, limit);
         Ok(dirs.iter().map(|_| Listed::Unknown).collect())
     }
     /// The number of lines of a path in a tree; `None` when absent.

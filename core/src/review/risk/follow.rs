@@ -219,12 +219,15 @@ pub(super) struct Followed {
     pub(super) refs: References,
     pub(super) next: Vec<String>,
     pub(super) list: Vec<String>,
+    /// Directories to list with every file below them (`find`, a
+    /// wildcard in a middle component).
+    pub(super) list_below: Vec<String>,
 }
 
 /// A directory a command walks (v12): `run-parts tools/hooks`, `python3
 /// tools`, or the directory of a glob's last component (`include
 /// tools/*.mk`); its files (those the glob matches) are read in turn.
-/// The ports list it ([`RiskPolicy::reference_lists`]) and read its
+/// The ports list it ([`super::RiskPolicy::reference_step`]) and read its
 /// files into the configurations; a configuration at the directory's own
 /// path marks it listed (not read whole: more files than the bound).
 struct Walk {
@@ -266,14 +269,30 @@ pub(super) fn follow_all(
     let mut carried: Vec<String> = Vec::new();
     let mut entered: Vec<String> = Vec::new();
     let mut walks: Vec<Walk> = Vec::new();
-    let mut unlisted: BTreeSet<String> = BTreeSet::new();
+    // Each with whether every file below it is asked for.
+    let mut unlisted: BTreeSet<(String, bool)> = BTreeSet::new();
     // The files read because a walked directory holds them: bounded per
     // directory by the listing, not by the step (round 20's 04a).
     let mut walked: BTreeSet<String> = BTreeSet::new();
-    let done = |out: References, next: BTreeSet<String>, unlisted: BTreeSet<String>| Followed {
-        refs: sorted(out),
-        next: next.into_iter().collect(),
-        list: unlisted.into_iter().collect(),
+    // The files named only as a module a file read in turn imports.
+    let mut imported: BTreeSet<String> = BTreeSet::new();
+    let done = |out: References, next: BTreeSet<String>, unlisted: BTreeSet<(String, bool)>| {
+        let below: Vec<String> = unlisted
+            .iter()
+            .filter(|(_, b)| *b)
+            .map(|(d, _)| d.clone())
+            .collect();
+        let list = unlisted
+            .into_iter()
+            .filter(|(d, b)| !*b && !below.contains(d))
+            .map(|(d, _)| d)
+            .collect();
+        Followed {
+            refs: sorted(out),
+            next: next.into_iter().collect(),
+            list,
+            list_below: below,
+        }
     };
     let mut step = 0u8;
     loop {
@@ -323,7 +342,9 @@ pub(super) fn follow_all(
             };
             entered.extend(name_all(&bases, &words, &mut sink));
             if v12 && !*config {
+                let before: BTreeSet<String> = sink.next.clone();
                 name_imports(path, &text, &bases, &mut sink);
+                imported.extend(sink.next.difference(&before).cloned());
             }
         }
         // What the step's commands walk: the files the ports listed there
@@ -361,7 +382,7 @@ pub(super) fn follow_all(
                 }
             }
             if !listed {
-                unlisted.insert(w.dir);
+                unlisted.insert((w.dir, w.recursive));
             }
         }
         // What a step's commands entered (`cd`, `-C`, `-I`, an assigned
@@ -375,12 +396,30 @@ pub(super) fn follow_all(
             // One step beyond the last read: a file there the trees hold
             // runs what no read followed (red team round 17, 02f2).
             // A walked directory the ports did not list may hold anything.
-            if reads == rule.reads
-                && (next.len() > bound
-                    || !unlisted.is_empty()
-                    || configs.iter().any(|c| next.contains(c.path.as_str())))
-            {
-                out.unread = true;
+            if reads == rule.reads {
+                // v12: a module imported one step beyond names what is
+                // below its directory instead (a package's modules import
+                // each other; round 21's 03b, 03c: every Node or Python
+                // service is deeper than three reads).
+                let beyond: Vec<&str> = configs
+                    .iter()
+                    .map(|c| c.path.as_str())
+                    .filter(|p| next.contains(*p))
+                    .collect();
+                let modules = v12 && beyond.iter().all(|p| imported.contains(*p));
+                if next.len() > bound || !unlisted.is_empty() || (!beyond.is_empty() && !modules) {
+                    out.unread = true;
+                } else if modules {
+                    for p in beyond {
+                        let dir = p.rsplit_once('/').map_or("", |(d, _)| d);
+                        if dir.is_empty() {
+                            // A module at the root: every file.
+                            out.unread = true;
+                        } else {
+                            out.below.push(dir.to_ascii_lowercase());
+                        }
+                    }
+                }
             }
             return done(out, next, unlisted);
         }
@@ -580,6 +619,7 @@ fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> Words {
                     values.push(value.to_string());
                 }
             }
+            values.extend(structural::loop_values(w.split_whitespace()));
         }
         let mut after_variable = false;
         // v12: a variable inside a component is a glob's `*`, and a glob
@@ -608,6 +648,13 @@ fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> Words {
             after_variable |= sep == '$';
             rest = &rest[end + sep.len_utf8()..];
         }
+    }
+    // v12: a shell loop's words are its variable's values (round 21's
+    // 02b: `for d in tools/pre tools/post; do run-parts "$d"; done`).
+    if v12 && script {
+        values.extend(structural::loop_values(
+            words.iter().map(|(w, _)| w.as_str()),
+        ));
     }
     let values = values
         .iter()
@@ -808,7 +855,9 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
         // A shell or `source` runs the first word after it that is not an
         // option (`bash -e tools/run`), `#!` line or not.
         let runs = pending && !p.text.starts_with('-');
-        pending = if RUNS_NEXT.contains(&l.as_str()) {
+        pending = if RUNS_NEXT.contains(&l.as_str())
+            || (v12 && structural::SOURCES.contains(&l.as_str()))
+        {
             true
         } else {
             pending && p.text.starts_with('-')

@@ -27,14 +27,16 @@ pub struct RunConfig {
 /// (when none is left to list) files to read.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReferenceStep {
-    /// Directories to list (v12), each not yet listed.
+    /// Directories whose own files to list (v12), each not yet listed.
     pub list: Vec<String>,
+    /// Directories to list with every file below them (v12).
+    pub list_below: Vec<String>,
     /// Files to read, when no directory is left to list.
     pub read: Vec<String>,
 }
 
 /// What an adapter finds at a directory of a tree that risk policy v12
-/// asks to list ([`super::RiskPolicy::reference_lists`], D-R174).
+/// asks to list ([`super::RiskPolicy::reference_step`], D-R174).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Listed {
     /// No directory there (absent, a file, or a link out of the tree).

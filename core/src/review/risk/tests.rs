@@ -2033,10 +2033,10 @@ fn v12_follows_by_shape() {
     for done in 0..=3 {
         loop {
             let step = v12.reference_step(&configs, done);
-            if step.list.is_empty() {
+            if step.list.is_empty() && step.list_below.is_empty() {
                 break;
             }
-            configs.extend(step.list.iter().map(|d| listed(d)));
+            configs.extend(step.list.iter().chain(&step.list_below).map(|d| listed(d)));
         }
     }
     assert!(configs.iter().any(|c| c.path.as_str() == "tools/hooks"));
@@ -2083,7 +2083,13 @@ fn v12_follows_by_shape() {
     assert!(first.list.contains(&"tools/hooks".to_string()), "{first:?}");
     assert!(first.read.is_empty());
     let mut walked = walk.to_vec();
-    walked.extend(first.list.iter().map(|d| listed(d)));
+    walked.extend(
+        first
+            .list
+            .iter()
+            .chain(&first.list_below)
+            .map(|d| listed(d)),
+    );
     walked.push(crate::review::fixtures::run_config(
         "tools/hooks/a",
         "true\n",

@@ -165,6 +165,26 @@ pub(super) const LOADS_CONFIG: &[(&str, &[&str])] = &[
     ("mocha", &[".mocharc*"]),
 ];
 
+/// The extensions a tool's `NAME.config.*` is tried with, read in turn
+/// (its imports followed; round 21's 01a: `vite.config.ts` importing
+/// `./build/banner.mjs`).
+pub(super) const CONFIG_EXTENSIONS: &[&str] = &["js", "mjs", "cjs", "ts", "mts", "cts", "json"];
+
+/// Walkers' options that come before their start points (`find -L`).
+pub(super) const FIND_OPTIONS: &[&str] = &["-H", "-L", "-P", "-O0", "-O1", "-O2", "-O3", "-D"];
+
+/// direnv's commands whose next word is a file it sources (round 21's
+/// 01g: `source_env tools/dev.envrc`, `source_env_if_exists
+/// .envrc.local`).
+pub(super) const SOURCES: &[&str] = &[
+    "source_env",
+    "source_env_if_exists",
+    "dotenv",
+    "dotenv_if_exists",
+    "source_up",
+    "source_up_if_exists",
+];
+
 /// Test runners with the files their discovery imports, at any depth.
 pub(super) const DISCOVERS: &[(&str, &[&str])] = &[
     ("pytest", &["test_*.py", "*_test.py", "conftest.py"]),
@@ -196,8 +216,13 @@ pub(super) fn json_words(text: &str) -> Vec<(String, bool)> {
                 out.push((text, true));
             }
             JsonEvent::Str(text, false) => {
-                let in_env = owners.iter().any(|k| k == "env");
+                let in_env = owners.last().is_some_and(|k| k == "env");
                 let inert = !in_env && INERT_KEYS.contains(&last_key.as_str());
+                // An environment variable's value is an assignment too
+                // (round 21's 02a: `run-parts "$HOOKS"`).
+                if in_env {
+                    out.push((format!("{last_key}={text}"), false));
+                }
                 out.push((text, inert));
             }
         }
@@ -253,6 +278,19 @@ pub(super) fn globbed(word: &str) -> String {
             let before = i == 0 || !is_word_byte(bytes[i - 1]);
             let after = end >= bytes.len() || !is_word_byte(bytes[end]);
             let call = word[i..end].contains(' ');
+            // `${V:-default}` (and `:=`, `-`, `=`): the default is a word
+            // (round 21's 02c: `run-parts "${HOOKS:-tools/hooks}"`).
+            if bytes[i + 1] == b'{'
+                && let Some(at) = word[i + 2..end - 1].find([':', '-', '='])
+            {
+                let rest = &word[i + 2 + at..end - 1];
+                let default = rest.trim_start_matches([':', '-', '=', '+', '?']);
+                out.push(' ');
+                out.push_str(default);
+                out.push(' ');
+                i = end;
+                continue;
+            }
             if call || (before && after && bytes[i + 1] != b'{' && bytes[i + 1] != b'(') {
                 // `$D/env` as `${D}/env`: its tail is read after the name.
                 if call {
@@ -344,6 +382,32 @@ fn reference_end(text: &str) -> Option<usize> {
     }
 }
 
+/// The words a shell `for NAME in WORDS; do` loop gives its variable.
+pub(super) fn loop_values<'w>(tokens: impl Iterator<Item = &'w str>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut state = 0u8;
+    for t in tokens {
+        state = match (state, t) {
+            (_, "for") => 1,
+            (1, _) => 2,
+            (2, "in") => 3,
+            (3, "do" | ";" | "do;") => 0,
+            (3, t) => {
+                let t = t.trim_end_matches(';').trim_matches(['"', '\'']);
+                if !t.is_empty() {
+                    out.push(t.to_string());
+                }
+                3
+            }
+            _ => 0,
+        };
+        if state == 3 && t.ends_with(';') {
+            state = 0;
+        }
+    }
+    out
+}
+
 /// Whether `piece` is a glob v12 matches: a `*`, `?` or `[` with a
 /// letter or digit beside (a lone `*` or `**` is arithmetic in a script
 /// read in turn, not a name).
@@ -401,9 +465,20 @@ mod tests {
             ("lib/[!a-z]*.py", "lib/?*.py"),
             ("[", "["),
             ("${workspaceFolder}/x", "${workspaceFolder}/x"),
+            ("${HOOKS:-tools/hooks}", " tools/hooks "),
         ] {
             assert_eq!(globbed(word), want, "{word}");
         }
+    }
+
+    #[test]
+    fn a_loop_gives_its_variable_its_words() {
+        let line = "for d in tools/pre \"tools/post\"; do run-parts \"$d\"; done";
+        assert_eq!(
+            loop_values(line.split_whitespace()),
+            ["tools/pre", "tools/post"]
+        );
+        assert!(loop_values("echo for you".split_whitespace()).is_empty());
     }
 
     #[test]
@@ -440,7 +515,9 @@ mod tests {
                 ("options", true),
                 ("env", true),
                 ("source", true),
-                // An environment variable's value, whatever its name.
+                // An environment variable's value, whatever its name, and
+                // as the assignment it is.
+                ("source=tools/hooks", false),
                 ("tools/hooks", false),
                 ("type", true),
                 ("shell", true),
@@ -508,6 +585,21 @@ pub(super) fn imports(path: &str, text: &str) -> Imports {
     out
 }
 
+/// Every single- or double-quoted string in `text`.
+fn string_literals(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find(['"', '\'']) {
+        let quote = &rest[open..open + 1];
+        let Some(len) = rest[open + 1..].find(quote) else {
+            break;
+        };
+        out.push(&rest[open + 1..open + 1 + len]);
+        rest = &rest[open + 2 + len..];
+    }
+    out
+}
+
 /// The string literal after each of `calls` in `text` (`import_module("b")`).
 fn call_literals<'t>(text: &'t str, calls: &[&str]) -> Vec<&'t str> {
     let mut out = Vec::new();
@@ -532,10 +624,26 @@ fn python_imports(dir: &str, text: &str, out: &mut Imports) {
         out.modules.push(m.to_string());
     }
     for (at, _) in text.match_indices("sys.path.") {
+        // The call's every string (`os.path.join(os.path.dirname(__file__),
+        // "lib")`, `Path(__file__).parent / "lib"`: round 21's 01c), from
+        // the root and from the script's directory.
         let call = &text[at..];
-        let Some(end) = call.find(')') else { continue };
-        for entry in call_literals(&call[..end], &["(", ","]) {
+        let mut depth = 0usize;
+        let end = call
+            .char_indices()
+            .find(|(_, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth = depth.saturating_sub(1),
+                    '\n' => return true,
+                    _ => {}
+                }
+                *c == ')' && depth == 0
+            })
+            .map_or(call.len(), |(i, _)| i);
+        for entry in string_literals(&call[..end]) {
             out.bases.push(entry.to_string());
+            out.bases.push(format!("{dir}/{entry}"));
         }
     }
     // Every statement, after a `;` too (02a: `import os; import b`).

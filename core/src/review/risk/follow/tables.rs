@@ -84,6 +84,16 @@ pub(super) fn v12_tables(
             if tool == *t {
                 for g in *globs {
                     sink.glob(dirs, g, false);
+                    // Its configuration read in turn, whatever of the
+                    // usual extensions it has.
+                    if let Some(stem) = g.strip_suffix(".*") {
+                        let files: Vec<String> = structural::CONFIG_EXTENSIONS
+                            .iter()
+                            .map(|e| format!("{stem}.{e}"))
+                            .collect();
+                        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+                        sink.each(dirs, &files, true);
+                    }
                 }
             }
         }
@@ -98,16 +108,44 @@ pub(super) fn v12_tables(
     // and, given a variable, every value the source assigns (round 20's
     // 01a, 01e). `find` walks its start points, every file below, or
     // those its name tests match (01b, 01c).
-    let find = name == "find"
-        && lower
-            .iter()
-            .any(|w| structural::FIND_RUNS.contains(&w.as_str()));
+    // `find`'s output may be run however it is used (`for c in $(find
+    // tools -type f)`, round 21's 01f, 01h): it walks its start points
+    // whether or not it runs them itself; from the root, only when it
+    // does.
+    let find = name == "find";
+    let runs = lower
+        .iter()
+        .any(|w| structural::FIND_RUNS.contains(&w.as_str()));
     if !structural::RUNS_DIRECTORY.contains(&name) && !find {
         return;
+    }
+    if module.is_some() || lower.get(i + 1).is_some_and(|n| n == "-m") {
+        // `python -m tools.gen` may run `tools/__pycache__/gen.*.pyc`
+        // (round 21's 01d, 01e).
+        let m = if let Some(m) = module {
+            m.to_string()
+        } else {
+            pieces
+                .get(i + 2)
+                .map(|p| p.text.clone())
+                .unwrap_or_default()
+        };
+        let path = m.replace('.', "/");
+        let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+        sink.below = true;
+        for d in dirs {
+            for at in [parent, path.as_str()] {
+                if let Some(p) = refs::normalise_cased(&format!("{d}/{at}/__pycache__")) {
+                    sink.add(p, false);
+                }
+            }
+        }
+        sink.below = false;
     }
     let operands: Vec<&Piece> = if find {
         pieces[i + 1..]
             .iter()
+            .skip_while(|n| structural::FIND_OPTIONS.contains(&n.text.as_str()))
             .take_while(|n| !n.text.starts_with('-') && !n.text.starts_with('('))
             .collect()
     } else {
@@ -140,9 +178,13 @@ pub(super) fn v12_tables(
     for target in targets {
         if matches!(target.as_str(), "." | "./") {
             // The root: every file, unless `find`'s name tests bound it
-            // (then their globs name what it finds, at any depth).
-            if !find || tests.is_empty() {
+            // (then they name what it finds, at any depth: round 21's
+            // 02e, `find . -name setup.sh -exec sh {}`), or it runs
+            // nothing itself.
+            if !find || (runs && tests.is_empty()) {
                 sink.out.unread = true;
+            } else {
+                sink.anywhere_globs(&tests);
             }
             continue;
         }

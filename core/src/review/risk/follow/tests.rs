@@ -604,7 +604,9 @@ fn ported(mut configs: Vec<RunConfig>) -> Vec<RunConfig> {
     loop {
         let mut asked = Vec::new();
         for done in 0..=3 {
-            asked.extend(follow_all(&configs, &names(), &v12(), done).list);
+            let f = follow_all(&configs, &names(), &v12(), done);
+            asked.extend(f.list);
+            asked.extend(f.list_below);
         }
         asked.sort();
         asked.dedup();
@@ -745,4 +747,94 @@ fn names_each(cases: Vec<Case>) {
         assert!(r.names(edited), "{tasks}: {edited}");
         assert!(!r.names("src/lib.rs"), "{tasks}: everything named");
     }
+}
+
+/// Red team round 21: a default in a variable's expansion, `find -L`,
+/// `find`'s output run in a loop, a root `find` with a name test, an
+/// environment variable and a loop variable given to `run-parts`,
+/// `sys.path` built from `__file__`, direnv's `source_env`, a tool's
+/// configuration read in turn, and `python -m`'s `__pycache__`.
+#[test]
+fn v12_names_what_round_21_found() {
+    let x = ("lib/x.py", "print(1)\n");
+    let hook = ("tools/hooks/a", "python3 lib/x.py\n");
+    names_each(vec![
+        (task_of("run-parts ${HOOKS:-tools/hooks}"), vec![hook, x], "lib/x.py"),
+        (
+            task_of("find -L tools -type f -exec sh {} ;"),
+            vec![("tools/sub/run", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            task_of("for c in $(find tools/checks -type f); do sh $c; done"),
+            vec![("tools/checks/a", "python3 lib/x.py\n"), x],
+            "lib/x.py",
+        ),
+        (
+            task_of("find . -name setup.sh -exec sh {} ;"),
+            vec![],
+            "deep/dir/setup.sh",
+        ),
+        (
+            r#"{"tasks":[{"command":"run-parts $HOOKS","options":{"env":{"HOOKS":"tools/hooks"}}}]}"#
+                .to_string(),
+            vec![hook, x],
+            "lib/x.py",
+        ),
+        (
+            task_of("for d in tools/pre tools/hooks; do run-parts $d; done"),
+            vec![hook, x],
+            "lib/x.py",
+        ),
+        (
+            task_of("python3 tools/a.py"),
+            vec![
+                (
+                    "tools/a.py",
+                    "import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(__file__), \"lib\"))\nimport helper\n",
+                ),
+                ("tools/lib/helper.py", "import runpy\nrunpy.run_path(\"scripts/x.py\")\n"),
+            ],
+            "scripts/x.py",
+        ),
+        (
+            task_of("npm run dev"),
+            vec![
+                ("package.json", r#"{"scripts":{"dev":"vite"}}"#),
+                ("vite.config.ts", "import banner from './build/banner.mjs'\n"),
+            ],
+            "build/banner.mjs",
+        ),
+        (task_of("python3 -m tools.gen"), vec![], "tools/__pycache__/gen.cpython-311.pyc"),
+    ]);
+    let envrc = [
+        config(
+            ".envrc",
+            "source_env tools/dev.envrc\nsource_env_if_exists .envrc.local\n",
+        ),
+        config("tools/dev.envrc", "python3 lib/x.py\n"),
+        config(".envrc.local", "python3 lib/y.py\n"),
+    ];
+    let (r, _) = follow(&ported(envrc.to_vec()), &names(), &v12(), 3);
+    assert!(r.names("lib/x.py"));
+    assert!(r.names("lib/y.py"));
+    assert!(!r.names("src/lib.rs"));
+}
+
+/// Round 21's 03b and 03c: an import chain deeper than the reads names
+/// what is below the directory of the module one step beyond, not every
+/// file; a script's chain still names every file.
+#[test]
+fn v12_an_import_chain_deeper_than_the_reads_names_its_package() {
+    let chain = [
+        config(".vscode/tasks.json", &task_of("python3 -m app")),
+        config("app/__main__.py", "from . import a\n"),
+        config("app/a.py", "from . import b\n"),
+        config("app/b.py", "from . import c\n"),
+        config("app/c.py", "from . import d\n"),
+        config("app/d.py", "x = 1\n"),
+    ];
+    let (r, _) = follow(&ported(chain.to_vec()), &names(), &v12(), 3);
+    assert!(r.names("app/e.py"));
+    assert!(!r.names("src/lib.rs"));
 }
