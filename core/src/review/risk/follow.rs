@@ -341,6 +341,20 @@ pub(super) fn follow_all(
                 below: false,
             };
             entered.extend(name_all(&bases, &words, &mut sink));
+            // What an `.envrc` puts on `PATH` (`PATH_add tools/bin`) is
+            // walked: a task's command by name may be a file there (round
+            // 22's 22d2).
+            if v12 && path.ends_with(".envrc") {
+                for d in refs::envrc_words(&text).1 {
+                    for dir in joined(&bases, &d) {
+                        sink.walks.push(Walk {
+                            dir,
+                            glob: None,
+                            recursive: false,
+                        });
+                    }
+                }
+            }
             if v12 && !*config {
                 let before: BTreeSet<String> = sink.next.clone();
                 name_imports(path, &text, &bases, &mut sink);

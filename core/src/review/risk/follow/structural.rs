@@ -285,8 +285,10 @@ pub(super) fn globbed(word: &str) -> String {
             {
                 let rest = &word[i + 2 + at..end - 1];
                 let default = rest.trim_start_matches([':', '-', '=', '+', '?']);
+                // The default read as a word again (a nested default, a
+                // variable's tail: round 22's 22c, 22c4).
                 out.push(' ');
-                out.push_str(default);
+                out.push_str(&globbed(default));
                 out.push(' ');
                 i = end;
                 continue;
@@ -355,7 +357,23 @@ fn is_word_byte(b: u8) -> bool {
 fn reference_end(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     match b.get(1)? {
-        b'{' => text.find('}').map(|j| j + 1),
+        // Braces nest (`${A:-${B:-x}}`, round 22's 22c).
+        b'{' => {
+            let mut depth = 0usize;
+            for (j, c) in text.bytes().enumerate().skip(1) {
+                match c {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(j + 1);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
         b'(' => {
             let mut depth = 0usize;
             for (j, c) in text.bytes().enumerate().skip(1) {
@@ -466,6 +484,8 @@ mod tests {
             ("[", "["),
             ("${workspaceFolder}/x", "${workspaceFolder}/x"),
             ("${HOOKS:-tools/hooks}", " tools/hooks "),
+            ("${A:-${B:-tools/hooks}}", "  tools/hooks  "),
+            ("${A-$PWD/tools/hooks}", " ${PWD}/tools/hooks "),
         ] {
             assert_eq!(globbed(word), want, "{word}");
         }

@@ -838,3 +838,32 @@ fn v12_an_import_chain_deeper_than_the_reads_names_its_package() {
     assert!(r.names("app/e.py"));
     assert!(!r.names("src/lib.rs"));
 }
+
+/// Red team round 22: a nested default, a default that starts with a
+/// variable, and a directory an `.envrc` puts on `PATH` whose file a
+/// task runs by name.
+#[test]
+fn v12_names_what_round_22_found() {
+    let x = ("lib/x.py", "print(1)\n");
+    let hook = ("tools/hooks/a", "python3 lib/x.py\n");
+    names_each(vec![
+        (
+            task_of("run-parts ${HOOKS:-${DEFAULT_HOOKS:-tools/hooks}}"),
+            vec![hook, x],
+            "lib/x.py",
+        ),
+        (
+            task_of("run-parts ${HOOKS-$PWD/tools/hooks}"),
+            vec![hook, x],
+            "lib/x.py",
+        ),
+    ]);
+    let path = [
+        config(".envrc", "PATH_add tools/bin\n"),
+        config(".vscode/tasks.json", &task_of("lint")),
+        config("tools/bin/lint", "python3 lib/x.py\n"),
+    ];
+    let (r, _) = follow(&ported(path.to_vec()), &names(), &v12(), 3);
+    assert!(r.names("lib/x.py"));
+    assert!(!r.names("src/lib.rs"));
+}
