@@ -357,39 +357,10 @@ fn is_word_byte(b: u8) -> bool {
 fn reference_end(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     match b.get(1)? {
-        // Braces nest (`${A:-${B:-x}}`, round 22's 22c).
-        b'{' => {
-            let mut depth = 0usize;
-            for (j, c) in text.bytes().enumerate().skip(1) {
-                match c {
-                    b'{' => depth += 1,
-                    b'}' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            None
-        }
-        b'(' => {
-            let mut depth = 0usize;
-            for (j, c) in text.bytes().enumerate().skip(1) {
-                match c {
-                    b'(' => depth += 1,
-                    b')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            None
-        }
+        // Braces and parentheses nest (`${A:-${B:-x}}`, round 22's 22c;
+        // `$(f $(g))`).
+        b'{' => closing(text, b'{', b'}'),
+        b'(' => closing(text, b'(', b')'),
         c if c.is_ascii_alphabetic() || *c == b'_' => Some(
             1 + b[1..]
                 .iter()
@@ -398,6 +369,23 @@ fn reference_end(text: &str) -> Option<usize> {
         ),
         _ => None,
     }
+}
+
+/// The length of `text` up to the `close` that matches the `open` at its
+/// second byte (after the `$`), if one does.
+fn closing(text: &str, open: u8, close: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    for (j, c) in text.bytes().enumerate().skip(1) {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(j + 1);
+            }
+        }
+    }
+    None
 }
 
 /// The words a shell `for NAME in WORDS; do` loop gives its variable.
