@@ -246,3 +246,34 @@ fn start_and_recover_freeze_under_the_newest_risk_policy() {
         RiskPolicy::v12_hash()
     );
 }
+
+/// Risk policy v12 (D-R174): an adapter that cannot list a directory a
+/// task walks (the `GitPort::list_followed` default answers unknown) rates
+/// a change the walker may reach as if the directory held anything:
+/// higher, never lower. The same change with a task that walks nothing is
+/// medium.
+#[test]
+fn an_adapter_that_cannot_list_rates_what_a_walker_may_reach_high() {
+    let rate = |command: &str| {
+        let tasks = format!(r#"{{"tasks":[{{"command":"{command}"}}]}}"#);
+        let git = FakeGit::with_base(&[("src/a.rs", BASE), (".vscode/tasks.json", tasks.as_str())])
+            .unwrap();
+        git.write("src/a.rs", CHANGE).unwrap();
+        let w = World {
+            git,
+            store: InMemoryStore::new(),
+            clock: FixedClock::fixture(),
+        };
+        let started = w.start();
+        let frozen = started.state().frozen();
+        (frozen.risk_level, frozen.risk_reasons.clone())
+    };
+    let (level, reasons) = rate("run-parts tools/hooks");
+    assert_eq!(level, probity_core::review::RiskLevel::High, "{reasons:?}");
+    assert!(
+        reasons.contains(&probity_core::review::RiskReason::AutoRunConfig),
+        "{reasons:?}"
+    );
+    let (level, _) = rate("echo ready");
+    assert_eq!(level, probity_core::review::RiskLevel::Medium);
+}

@@ -356,9 +356,17 @@ pub(super) fn follow_all(
                 }
             }
             if v12 && !*config {
-                let before: BTreeSet<String> = sink.next.clone();
+                // What the imports add beyond what the step named already
+                // (collected apart: no copy of the step's names per file).
+                let mut own = BTreeSet::new();
+                std::mem::swap(sink.next, &mut own);
                 name_imports(path, &text, &bases, &mut sink);
-                imported.extend(sink.next.difference(&before).cloned());
+                std::mem::swap(sink.next, &mut own);
+                for p in own {
+                    if sink.next.insert(p.clone()) {
+                        imported.insert(p);
+                    }
+                }
             }
         }
         // What the step's commands walk: the files the ports listed there
