@@ -500,6 +500,21 @@ impl RiskPolicy {
     /// directory's own path, and ask again.
     pub fn reference_step(&self, configs: &[RunConfig], done: u8) -> ReferenceStep {
         match &self.references_followed {
+            // v12: one request past the reads, what the modules beyond
+            // them name outside their directories (round 22's 22a).
+            Some(rule)
+                if rule.structural.is_some()
+                    && done == rule.reads.saturating_add(1)
+                    && !self.auto_run_reference_configs.is_empty() =>
+            {
+                let f =
+                    follow::follow_all(configs, &self.auto_run_reference_configs, rule, rule.reads);
+                ReferenceStep {
+                    list: f.beyond.list,
+                    list_below: f.beyond.list_below,
+                    read: f.beyond.read,
+                }
+            }
             Some(rule) if done <= rule.reads && !self.auto_run_reference_configs.is_empty() => {
                 let f = follow::follow_all(configs, &self.auto_run_reference_configs, rule, done);
                 let (list, list_below) = if rule.structural.is_some() {

@@ -657,7 +657,7 @@ fn list_into<G: GitPort + ?Sized>(
             .filter_map(|f| RepoPath::parse(f).ok())
             .collect();
         read.extend(read_capped(git, trees, &files, true)?);
-        read.push(listed.marker(dir.clone()));
+        read.push(listed.marker(dir.clone(), below));
     }
     Ok(())
 }

@@ -28,8 +28,13 @@ use super::RunConfig;
 use super::refs::{self, References};
 use crate::review::snapshot::CandidateContent;
 
+mod beyond;
 mod structural;
 mod tables;
+mod words;
+
+pub(super) use beyond::Reach;
+use words::{Piece, Words, bases_of, exported, file_words};
 
 use tables::{name_imports, v12_tables};
 
@@ -180,22 +185,6 @@ const SCRIPT_EXTENSIONS: &[&str] = &["sh", "bash", "zsh", "ksh", "dash", "mk", "
 /// Assignment operators of `make` and the shell written apart (`D := x`).
 const ASSIGNS: &[&str] = &["=", ":=", "::=", "?=", "+=", "!="];
 
-/// One piece of a word, and whether a variable (`$`) came before it in
-/// that word (`${D}/env`: `/env` may sit under any directory); and, under
-/// v12, whether it names a file only (a JSON key, an inert key's value).
-struct Piece {
-    text: String,
-    after_variable: bool,
-    file_only: bool,
-}
-
-/// One source's pieces in order, and the values its assignments give
-/// (`D=tools`, `D := tools`): bases its paths may be read from.
-struct Words {
-    pieces: Vec<Piece>,
-    values: Vec<String>,
-}
-
 /// The references of `configs` under `rule` (the configurations at
 /// `names` and, read in turn, the files they run), as v5's
 /// [`References::of`] reads them plus what v11 follows; and the files
@@ -222,6 +211,9 @@ pub(super) struct Followed {
     /// Directories to list with every file below them (`find`, a
     /// wildcard in a middle component).
     pub(super) list_below: Vec<String>,
+    /// What the modules one step beyond the last read reach outside their
+    /// directories (v12, at the last read; round 22's 22a).
+    pub(super) beyond: Reach,
 }
 
 /// A directory a command walks (v12): `run-parts tools/hooks`, `python3
@@ -292,8 +284,15 @@ pub(super) fn follow_all(
             next: next.into_iter().collect(),
             list,
             list_below: below,
+            beyond: Reach::default(),
         }
     };
+    // What an approved `.envrc` exports (or a `.env` it loads) is in the
+    // environment of every command, and so is what a configuration
+    // assigns for the commands it runs (a task's `options.env`) from the
+    // step after it (round 22's 22d).
+    let mut env: Vec<String> = if v12 { exported(configs) } else { Vec::new() };
+    let mut inherited: Vec<String> = Vec::new();
     let mut step = 0u8;
     loop {
         let mut next: BTreeSet<String> = BTreeSet::new();
@@ -302,43 +301,18 @@ pub(super) fn follow_all(
                 continue;
             };
             let path = c.path.as_str();
-            let words = if path.ends_with(".json") || path.ends_with(".jsonc") {
-                let words = if v12 {
-                    structural::json_words(&text)
-                } else {
-                    plain(refs::json_strings(&text))
-                };
-                words_of(words, false, v12)
-            } else if *config && !path.ends_with(".envrc") {
-                // A pre-commit configuration: v5's values.
-                words_of(
-                    plain(refs::yaml_values(&text, &["entry", "args"])),
-                    false,
-                    v12,
-                )
-            } else if v12 && is_windows_script(path) {
-                // `python tools\gen.py` in a `.cmd`: a path separator,
-                // never an escape (round 18's 04v).
-                words_of(
-                    plain(refs::envrc_words(&text.replace('\\', "/")).0),
-                    true,
-                    v12,
-                )
-            } else {
-                words_of(plain(refs::envrc_words(&text).0), true, v12)
-            };
-            let mut bases = vec![String::new()];
-            if !*config && let Some((dir, _)) = path.rsplit_once('/') {
-                bases.push(dir.to_string());
+            let words = file_words(path, &text, *config, v12);
+            let bases = bases_of(path, *config, &[&cwds, &carried]);
+            if step == 0 {
+                inherited.extend(words.values.iter().cloned());
             }
-            bases.extend(cwds.iter().cloned());
-            bases.extend(carried.iter().cloned());
             let mut sink = Sink {
                 out: &mut out,
                 next: &mut next,
                 walks: &mut walks,
                 v12,
                 below: false,
+                env: &env,
             };
             entered.extend(name_all(&bases, &words, &mut sink));
             // What an `.envrc` puts on `PATH` (`PATH_add tools/bin`) is
@@ -373,25 +347,28 @@ pub(super) fn follow_all(
         // are read in turn; a directory listed as over the bound names
         // every file.
         for w in walks.drain(..) {
+            // Listed when the marker of a listing that walk needs is
+            // there: a file below read by its name is not one (round
+            // 22), and a recursive walk needs every file below listed
+            // (22b: not only the directory's own).
             let mut listed = false;
             for c in configs {
                 let path = c.path.as_str();
                 if path == w.dir {
-                    listed = true;
-                    if matches!(
-                        c.content,
+                    match c.content {
                         CandidateContent::Bytes {
-                            complete: false,
-                            ..
+                            complete: false, ..
+                        } => {
+                            out.unread = true;
+                            listed = true;
                         }
-                    ) {
-                        out.unread = true;
+                        CandidateContent::Bytes { .. } => listed = true,
+                        CandidateContent::Absent => listed |= !w.recursive,
                     }
                 } else if let Some(below) = path
                     .strip_prefix(w.dir.as_str())
                     .and_then(|rest| rest.strip_prefix('/'))
                 {
-                    listed = true;
                     let lower = path.to_ascii_lowercase();
                     // What a walker runs is read whatever its name (round
                     // 20's 01g: `a.tcl` with a `#!` line).
@@ -407,6 +384,11 @@ pub(super) fn follow_all(
                 unlisted.insert((w.dir, w.recursive));
             }
         }
+        if v12 {
+            env.append(&mut inherited);
+            env.sort();
+            env.dedup();
+        }
         // What a step's commands entered (`cd`, `-C`, `-I`, an assigned
         // value) is where the files they run read their words from too
         // (`make -I tools` and a `Makefile` that includes `rules.mk`).
@@ -418,32 +400,40 @@ pub(super) fn follow_all(
             // One step beyond the last read: a file there the trees hold
             // runs what no read followed (red team round 17, 02f2).
             // A walked directory the ports did not list may hold anything.
+            let mut reach = Reach::default();
             if reads == rule.reads {
                 // v12: a module imported one step beyond names what is
                 // below its directory instead (a package's modules import
                 // each other; round 21's 03b, 03c: every Node or Python
-                // service is deeper than three reads).
-                let beyond: Vec<&str> = configs
+                // service is deeper than three reads), while what it
+                // names stays there (round 22's 22a, 22a2).
+                let beyond: Vec<&RunConfig> = configs
                     .iter()
-                    .map(|c| c.path.as_str())
-                    .filter(|p| next.contains(*p))
+                    .filter(|c| next.contains(c.path.as_str()))
                     .collect();
-                let modules = v12 && beyond.iter().all(|p| imported.contains(*p));
+                let modules = v12 && beyond.iter().all(|c| imported.contains(c.path.as_str()));
                 if next.len() > bound || !unlisted.is_empty() || (!beyond.is_empty() && !modules) {
                     out.unread = true;
-                } else if modules {
-                    for p in beyond {
-                        let dir = p.rsplit_once('/').map_or("", |(d, _)| d);
-                        if dir.is_empty() {
+                } else if modules && !beyond.is_empty() {
+                    let mut dirs = Vec::new();
+                    for c in &beyond {
+                        match c.path.as_str().rsplit_once('/') {
+                            Some((dir, _)) => dirs.push(dir.to_ascii_lowercase()),
                             // A module at the root: every file.
-                            out.unread = true;
-                        } else {
-                            out.below.push(dir.to_ascii_lowercase());
+                            None => out.unread = true,
                         }
                     }
+                    dirs.sort();
+                    dirs.dedup();
+                    reach =
+                        beyond::reach(configs, &beyond, &dirs, (&[&cwds, &carried], &env), bound);
+                    out.unread |= reach.anything;
+                    out.below.extend(dirs);
                 }
             }
-            return done(out, next, unlisted);
+            let mut f = done(out, next, unlisted);
+            f.beyond = reach;
+            return f;
         }
         if next.len() > bound {
             out.unread = true;
@@ -518,11 +508,6 @@ fn is_windows_script(path: &str) -> bool {
     })
 }
 
-/// Words that may each name a directory too (v12): not a file only.
-fn plain(words: Vec<String>) -> Vec<(String, bool)> {
-    words.into_iter().map(|w| (w, false)).collect()
-}
-
 /// `c`'s text when it was read whole; else `out` is marked unread.
 fn whole(c: &RunConfig, out: &mut References) -> Option<String> {
     match &c.content {
@@ -580,117 +565,6 @@ fn without_variables(text: &str) -> String {
     out
 }
 
-/// `words` cut into pieces at v5's separators, in order, each marked when
-/// a `$` came before it in its word; and, for a script (`script`), what
-/// its assignments give. A script's word loses a recipe's `@` and `+`,
-/// and a `-` before a path or a variable (`-./x`, `-$(MAKE)`).
-fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> Words {
-    let mut pieces = Vec::new();
-    let mut values = Vec::new();
-    let mut assigned = false;
-    // v12: a word with quotes or backslashes inside is read twice, as
-    // written and as the shell joins it (`tools/g''en.py`, `tools/g\\en.py`
-    // are `tools/gen.py`; round 19's 03c, 03d).
-    let words: Vec<(String, bool)> = if v12 {
-        words
-            .into_iter()
-            .flat_map(|(w, only)| {
-                let joined: String = w
-                    .chars()
-                    .filter(|c| !matches!(c, '"' | '\'' | '\\'))
-                    .collect();
-                let again = (joined.len() != w.len()).then_some((joined, only));
-                std::iter::once((w, only)).chain(again)
-            })
-            .collect()
-    } else {
-        words
-    };
-    for (w, file_only) in &words {
-        let file_only = *file_only;
-        let mut w = w.as_str();
-        if script {
-            w = w.trim_start_matches(['@', '+']);
-            if let Some(rest) = w.strip_prefix('-')
-                && rest.starts_with(['.', '/', '$'])
-            {
-                w = rest;
-            }
-            // `D=tools` and `D := tools`: a base for its paths.
-            if assigned {
-                values.push(w.to_string());
-            }
-            assigned = ASSIGNS.contains(&w);
-            if let Some((name, value)) = w.split_once('=')
-                && !name.is_empty()
-                && name
-                    .trim_end_matches([':', '?', '+', '!'])
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
-                values.push(value.to_string());
-            }
-        } else if v12 {
-            // A task's command is a shell line too: its assignments
-            // (`D=tools/hooks; run-parts "$D"`, round 20's 01e).
-            for token in w.split([' ', '\t', ';', '&', '|']) {
-                if let Some((name, value)) = token.split_once('=')
-                    && !name.is_empty()
-                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                {
-                    values.push(value.to_string());
-                }
-            }
-            values.extend(structural::loop_values(w.split_whitespace()));
-        }
-        let mut after_variable = false;
-        // v12: a variable inside a component is a glob's `*`, and a glob
-        // is one piece.
-        let rewritten;
-        let separator: fn(char) -> bool = if v12 {
-            rewritten = structural::globbed(w);
-            w = &rewritten;
-            |c| refs::is_separator(c) && !matches!(c, '*' | '?' | '[' | ']')
-        } else {
-            refs::is_separator
-        };
-        let mut rest = w;
-        while !rest.is_empty() {
-            let end = rest.find(separator).unwrap_or(rest.len());
-            if end > 0 {
-                pieces.push(Piece {
-                    text: rest[..end].to_string(),
-                    after_variable,
-                    file_only,
-                });
-            }
-            let Some(sep) = rest[end..].chars().next() else {
-                break;
-            };
-            after_variable |= sep == '$';
-            rest = &rest[end + sep.len_utf8()..];
-        }
-    }
-    // v12: a shell loop's words are its variable's values (round 21's
-    // 02b: `for d in tools/pre tools/post; do run-parts "$d"; done`).
-    if v12 && script {
-        values.extend(structural::loop_values(
-            words.iter().map(|(w, _)| w.as_str()),
-        ));
-    }
-    let values = values
-        .iter()
-        .filter(|v| !v.contains('$'))
-        .map(|v| v.trim_matches(['"', '\'']))
-        // v12: a value is a directory only when it is one word of a path
-        // (`D=tools`), not an expression (`out = os.path.join(p,`), which
-        // would read every word again from a base that is none.
-        .filter(|v| !v12 || !v.contains(refs::is_separator))
-        .filter_map(refs::normalise_cased)
-        .collect();
-    Words { pieces, values }
-}
-
 /// Where names go: `out`'s paths and suffixes (lowercased, as v5's
 /// references are) and, for a file to read, `next`.
 struct Sink<'a> {
@@ -703,6 +577,9 @@ struct Sink<'a> {
     /// Whether what is added now also names what is below it and its
     /// stem (v12, a piece that is not a file only).
     below: bool,
+    /// The values the environment gives every command (v12): an approved
+    /// `.envrc`'s exports, a task's `options.env`.
+    env: &'a [String],
 }
 
 impl Sink<'_> {

@@ -84,15 +84,23 @@ impl Listed {
     }
 
     /// The configuration that marks `dir` listed among the configurations
-    /// (read beside the files listed): absent when listed, bytes not read
-    /// whole when unknown (then every changed file may be one run there).
-    pub fn marker(&self, dir: RepoPath) -> RunConfig {
+    /// (read beside the files listed): bytes not read whole when unknown
+    /// (then every changed file may be one run there); else absent when
+    /// its own files were listed, and empty bytes read whole when every
+    /// file below it was (`below`), so that a later recursive walk of a
+    /// directory listed for its own files asks again (red team round
+    /// 22's 22b).
+    pub fn marker(&self, dir: RepoPath, below: bool) -> RunConfig {
         RunConfig {
             path: dir,
             content: match self {
                 Listed::Unknown => CandidateContent::Bytes {
                     bytes: Vec::new(),
                     complete: false,
+                },
+                Listed::NotADirectory | Listed::Files(_) if below => CandidateContent::Bytes {
+                    bytes: Vec::new(),
+                    complete: true,
                 },
                 Listed::NotADirectory | Listed::Files(_) => CandidateContent::Absent,
             },

@@ -65,7 +65,6 @@ const INERT_KEYS: &[&str] = &[
     "bugs",
     "private",
     "engines",
-    "workspaces",
     "packageManager",
     "url",
     "email",
@@ -414,11 +413,15 @@ pub(super) fn loop_values<'w>(tokens: impl Iterator<Item = &'w str>) -> Vec<Stri
     out
 }
 
-/// Whether `piece` is a glob v12 matches: a `*`, `?` or `[` with a
-/// letter or digit beside (a lone `*` or `**` is arithmetic in a script
-/// read in turn, not a name).
+/// Whether `piece` is a glob v12 matches: a `*`, `?` or bracket
+/// expression with a letter or digit beside (a lone `*` or `**` is
+/// arithmetic in a script read in turn, not a name; a `[` no `]` closes
+/// is itself, as in the shell: `run([cargo,` in Python is no walk).
 pub(super) fn is_glob(piece: &str) -> bool {
-    piece.contains(['*', '?', '['])
+    (piece.contains(['*', '?'])
+        || piece
+            .match_indices('[')
+            .any(|(i, _)| bracket_len(&piece.as_bytes()[i..]).is_some()))
         && piece.chars().any(|c| c.is_ascii_alphanumeric())
         && !piece.contains(['\n', '\0'])
 }
@@ -495,6 +498,8 @@ mod tests {
         assert!(is_glob("step?.py"));
         assert!(!is_glob("*"));
         assert!(!is_glob("**"));
+        assert!(is_glob("tools/[ab].sh"));
+        assert!(!is_glob("subprocess.run([cargo,"));
         assert!(is_dotted_module("pkg.cli"));
         assert!(!is_dotted_module("gen.py/x"));
         assert!(!is_dotted_module("cli"));

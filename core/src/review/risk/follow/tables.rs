@@ -174,6 +174,18 @@ pub(super) fn v12_tables(
     let mut targets: Vec<String> = operands.iter().map(|p| p.text.clone()).collect();
     if operands.iter().any(|p| p.after_variable) {
         targets.extend(values.iter().cloned());
+        // What the environment holds: an approved `.envrc`'s exports, a
+        // task's `options.env` (round 22's 22d).
+        targets.extend(sink.env.iter().cloned());
+    }
+    // A walker given a variable no source gives a value, or a script's
+    // argument (`run-parts "$1"`), may walk any directory (22d).
+    if (find || name == "run-parts")
+        && operands
+            .iter()
+            .any(|p| unbound(pieces, p, values.is_empty() && sink.env.is_empty()))
+    {
+        sink.out.unread = true;
     }
     for target in targets {
         if matches!(target.as_str(), "." | "./") {
@@ -214,4 +226,20 @@ pub(super) fn v12_tables(
             }
         }
     }
+}
+
+/// Whether the operand `p` (one of `pieces`) is a whole variable (`"$D"`,
+/// not `$D/tools`, whose tail is read) that is a script's argument
+/// (`$1`, `$@`), or any variable when `no_values`.
+fn unbound(pieces: &[Piece], p: &Piece, no_values: bool) -> bool {
+    let leads = pieces
+        .iter()
+        .position(|q| std::ptr::eq(q, p))
+        .and_then(|k| pieces.get(k + 1))
+        .is_some_and(|n| n.after_variable && n.text.starts_with('/'));
+    let argument = p
+        .text
+        .chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '@' | '*' | '#'));
+    p.after_variable && !p.text.contains('/') && !leads && (argument || no_values)
 }

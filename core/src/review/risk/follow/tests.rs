@@ -544,10 +544,14 @@ fn v12_a_long_ordinary_script_names_no_source() {
 }
 
 fn listed(dir: &str) -> RunConfig {
-    RunConfig {
-        path: crate::review::ids::RepoPath::parse(dir).unwrap(),
-        content: CandidateContent::Absent,
-    }
+    super::refs::Listed::Files(Vec::new())
+        .marker(crate::review::ids::RepoPath::parse(dir).unwrap(), false)
+}
+
+/// The marker of `dir` listed with every file below it.
+fn listed_below(dir: &str) -> RunConfig {
+    super::refs::Listed::Files(Vec::new())
+        .marker(crate::review::ids::RepoPath::parse(dir).unwrap(), true)
 }
 
 /// Red team round 19's 01a and 01b: a directory a command walks
@@ -602,18 +606,24 @@ fn v12_reads_in_turn_what_a_walked_directory_holds() {
 /// loop adds them.
 fn ported(mut configs: Vec<RunConfig>) -> Vec<RunConfig> {
     loop {
-        let mut asked = Vec::new();
+        let mut own = Vec::new();
+        let mut below = Vec::new();
         for done in 0..=3 {
             let f = follow_all(&configs, &names(), &v12(), done);
-            asked.extend(f.list);
-            asked.extend(f.list_below);
+            own.extend(f.list);
+            below.extend(f.list_below);
+            own.extend(f.beyond.list);
+            below.extend(f.beyond.list_below);
         }
-        asked.sort();
-        asked.dedup();
-        if asked.is_empty() {
+        for asked in [&mut own, &mut below] {
+            asked.sort();
+            asked.dedup();
+        }
+        if own.is_empty() && below.is_empty() {
             return configs;
         }
-        configs.extend(asked.iter().map(|d| listed(d)));
+        configs.extend(own.iter().map(|d| listed(d)));
+        configs.extend(below.iter().map(|d| listed_below(d)));
     }
 }
 
@@ -867,3 +877,5 @@ fn v12_names_what_round_22_found() {
     assert!(r.names("lib/x.py"));
     assert!(!r.names("src/lib.rs"));
 }
+
+mod beyond;

@@ -1,0 +1,290 @@
+//! Red team round 22's open holes (and round 21's 01b): a module one
+//! step beyond the reads that leaves its directory, a directory listed
+//! for its own files and later walked recursively, a walker's variable
+//! exported by `.envrc` (or given by a task's environment to the script
+//! it runs), and npm workspaces listed by name.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::review::ids::RepoPath;
+use crate::review::risk::RiskPolicy;
+use crate::review::risk::refs::Listed;
+
+/// What the ports read of `tree` (paths and texts), as `run_configs`
+/// does: the newest policy's configurations, then each step's listings
+/// (a directory's own files, or every file below; over the bound
+/// unknown) and reads, as [`RiskPolicy::reference_step`] asks. Unlike
+/// [`ported`], a file is among the configurations only once asked for.
+fn ports_read(tree: &[(&str, &str)]) -> Vec<RunConfig> {
+    let policy = RiskPolicy::newest();
+    let tree: BTreeMap<&str, &str> = tree.iter().copied().collect();
+    let read_of = |paths: &[String]| -> Vec<RunConfig> {
+        paths
+            .iter()
+            .filter_map(|p| tree.get(p.as_str()).map(|text| config(p, text)))
+            .collect()
+    };
+    let mut read = read_of(policy.reference_configs());
+    for done in 0..16 {
+        let mut step = policy.reference_step(&read, done);
+        let listed = !step.list.is_empty() || !step.list_below.is_empty();
+        for (dirs, below) in [(&step.list, false), (&step.list_below, true)] {
+            for d in dirs {
+                let prefix = format!("{d}/");
+                let found: Vec<String> = tree
+                    .keys()
+                    .filter(|p| {
+                        p.strip_prefix(prefix.as_str())
+                            .is_some_and(|rest| below || !rest.contains('/'))
+                    })
+                    .map(|p| p.to_string())
+                    .collect();
+                let answer = if found.len() > policy.reference_list_bound() {
+                    Listed::Unknown
+                } else if found.is_empty() {
+                    Listed::NotADirectory
+                } else {
+                    Listed::Files(found)
+                };
+                read.extend(read_of(answer.files()));
+                read.push(answer.marker(RepoPath::parse(d).unwrap(), below));
+            }
+        }
+        if listed {
+            step = policy.reference_step(&read, done);
+        }
+        let held: BTreeSet<&str> = read
+            .iter()
+            .filter(|c| matches!(c.content, CandidateContent::Bytes { complete: true, .. }))
+            .map(|c| c.path.as_str())
+            .collect();
+        let next: Vec<String> = step
+            .read
+            .into_iter()
+            .filter(|p| !held.contains(p.as_str()))
+            .collect();
+        if next.is_empty() && !listed {
+            break;
+        }
+        let more = read_of(&next);
+        read.extend(more);
+    }
+    read
+}
+
+/// What the newest policy names once the ports read `tree`.
+fn named(tree: &[(&str, &str)]) -> References {
+    let policy = RiskPolicy::newest();
+    let rule = policy.references_followed.as_ref().unwrap();
+    follow(
+        &ports_read(tree),
+        policy.reference_configs(),
+        rule,
+        rule.reads,
+    )
+    .0
+}
+
+/// A folder-open task running `command`, as the ports see it.
+fn tasks(command: &str) -> (&'static str, String) {
+    (".vscode/tasks.json", task_of(command))
+}
+
+/// `tree` with the task `command` at `.vscode/tasks.json`.
+fn with_task<'a>(
+    task: &'a (&'static str, String),
+    tree: &[(&'a str, &'a str)],
+) -> Vec<(&'a str, &'a str)> {
+    let mut out = vec![(task.0, task.1.as_str())];
+    out.extend_from_slice(tree);
+    out
+}
+
+const X: (&str, &str) = ("lib/x.py", "print(1)\n");
+
+/// 22a: the fourth module runs a file outside its package; 22a2: it
+/// imports one. The chain can no longer be bounded: every file is named.
+#[test]
+fn a_module_beyond_the_reads_that_leaves_its_directory_names_every_file() {
+    let task = tasks("python3 tools/gen.py");
+    let r = named(&with_task(
+        &task,
+        &[
+            ("tools/gen.py", "import a\n"),
+            ("tools/a.py", "import b\n"),
+            ("tools/b.py", "import c\n"),
+            (
+                "tools/c.py",
+                "import subprocess, sys\nsubprocess.run([sys.executable, \"lib/x.py\"])\n",
+            ),
+            X,
+        ],
+    ));
+    assert!(r.names("lib/x.py"));
+    let task = tasks("python3 -m app.main");
+    let r = named(&with_task(
+        &task,
+        &[
+            ("app/__init__.py", ""),
+            ("app/main.py", "from .a import run\nrun()\n"),
+            ("app/a.py", "from .b import run\n"),
+            ("app/b.py", "from .c import run\n"),
+            ("app/c.py", "from lib.x import run\n"),
+            X,
+        ],
+    ));
+    assert!(r.names("lib/x.py"));
+}
+
+/// The ports learn what the module beyond names one request later: at
+/// `reads + 1`, the files it names outside its directory are asked for.
+/// A module beyond that names only its siblings and what the trees lack
+/// (the standard library) names its directory, nothing else (22la).
+#[test]
+fn what_a_module_beyond_names_outside_its_directory_is_asked_for() {
+    let policy = RiskPolicy::newest();
+    let task = tasks("python3 tools/gen.py");
+    let chain = [
+        ("tools/gen.py", "import a\n"),
+        ("tools/a.py", "import b\n"),
+        ("tools/b.py", "import c\n"),
+    ];
+    let mut tree = with_task(&task, &chain);
+    tree.extend([("tools/c.py", "from lib.x import run\n"), X]);
+    let asked = policy
+        .reference_step(&ports_read(&tree[..tree.len() - 1]), 4)
+        .read;
+    assert!(asked.iter().any(|p| p == "lib/x.py"), "{asked:?}");
+
+    let mut home = with_task(&task, &chain);
+    home.extend([
+        (
+            "tools/c.py",
+            "import os, json\nimport d\nprint(os.getcwd())\n",
+        ),
+        ("tools/d.py", "x = 1\n"),
+        X,
+    ]);
+    let r = named(&home);
+    assert!(r.names("tools/d.py"));
+    assert!(!r.names("lib/x.py"));
+    assert!(!r.names("web/app.js"));
+}
+
+/// 22b: a directory listed for its own files (`run-parts tools/hooks`)
+/// and then walked recursively by a hook there (`find tools/hooks`) is
+/// listed again, with every file below it; the reverse order keeps its
+/// one listing; and a file below a walked directory read by its name
+/// does not stand for the listing.
+#[test]
+fn a_directory_is_listed_as_its_walks_need() {
+    let steps = ("tools/hooks/steps/gen.sh", "python3 lib/x.py\n");
+    for (command, hook) in [
+        (
+            "run-parts tools/hooks",
+            "find tools/hooks -name '*.sh' -exec sh {} \\\\;\n",
+        ),
+        (
+            "find tools/hooks -type f -exec sh {} ;",
+            "run-parts tools/hooks\n",
+        ),
+    ] {
+        let task = tasks(command);
+        let r = named(&with_task(&task, &[("tools/hooks/a", hook), steps, X]));
+        assert!(r.names("lib/x.py"), "{command}");
+        assert!(!r.names("src/lib.rs"), "{command}: everything named");
+    }
+    let task = tasks("bash tools/hooks/a");
+    let r = named(&with_task(
+        &task,
+        &[
+            ("tools/hooks/a", "run-parts tools/hooks\n"),
+            ("tools/hooks/b", "python3 lib/x.py\n"),
+            X,
+        ],
+    ));
+    assert!(r.names("lib/x.py"));
+    assert!(!r.names("src/lib.rs"));
+}
+
+/// 22d: a variable `.envrc` exports (or a `.env` it loads), and a task's
+/// `options.env` given to the script it runs, are values of the walker
+/// that uses it; a walker given a variable with no value anywhere (a
+/// script's argument) names every file. 22lb (legitimate) stays bounded.
+#[test]
+fn an_exported_variable_is_a_value_of_every_walker() {
+    let hook = ("tools/hooks/a", "python3 lib/x.py\n");
+    let task = tasks("run-parts \\\"$HOOKS\\\"");
+    for env in [
+        vec![(".envrc", "export HOOKS=tools/hooks\n")],
+        vec![(".envrc", "dotenv\n"), (".env", "HOOKS=tools/hooks\n")],
+    ] {
+        let mut tree = with_task(&task, &[hook, X]);
+        tree.extend(env);
+        let r = named(&tree);
+        assert!(r.names("lib/x.py"), "{tree:?}");
+        assert!(!r.names("src/server.py"), "22lb: everything named");
+    }
+    let inherited =
+        r#"{"tasks":[{"command":"bash tools/run.sh","options":{"env":{"HOOKS":"tools/hooks"}}}]}"#;
+    let r = named(&[
+        (".vscode/tasks.json", inherited),
+        ("tools/run.sh", "run-parts \"$HOOKS\"\n"),
+        hook,
+        X,
+    ]);
+    assert!(r.names("lib/x.py"));
+    assert!(!r.names("src/server.py"));
+
+    let task = tasks("bash tools/run.sh tools/hooks");
+    for body in ["run-parts \"$1\"\necho done\n", "run-parts \"$HOOKS\"\n"] {
+        let r = named(&with_task(&task, &[("tools/run.sh", body), hook, X]));
+        assert!(r.names("lib/x.py"), "{body}");
+    }
+    // A variable that only leads a path is no walker's whole operand.
+    let task = tasks("run-parts $PWD/tools/hooks");
+    let r = named(&with_task(&task, &[hook, X]));
+    assert!(r.names("lib/x.py"));
+    assert!(!r.names("src/server.py"));
+}
+
+/// Round 21's 01b: a workspace named by its directory (not a glob) names
+/// every file below it, as the glob does.
+#[test]
+fn a_workspace_listed_by_name_names_its_files() {
+    let task = tasks("npm run dev");
+    let r = named(&with_task(
+        &task,
+        &[
+            (
+                "package.json",
+                r#"{"name":"acme","workspaces":["packages/utils","apps/web"],"scripts":{"dev":"node apps/web/server.js"}}"#,
+            ),
+            ("apps/web/server.js", "require(\"@acme/utils\");\n"),
+            ("packages/utils/index.js", "module.exports = 1;\n"),
+        ],
+    ));
+    assert!(r.names("packages/utils/index.js"));
+    assert!(!r.names("src/lib.rs"));
+}
+
+/// A path inside a list literal (`subprocess.run(["python3",
+/// "lib/x.py"])`) is a name: a bracket no bracket expression closes cuts
+/// the word (round 22, found while closing 22a).
+#[test]
+fn a_path_in_a_list_literal_is_named() {
+    let task = tasks("python3 tools/gen.py");
+    let r = named(&with_task(
+        &task,
+        &[
+            (
+                "tools/gen.py",
+                "import subprocess\nsubprocess.run([\"python3\", \"lib/x.py\"])\n",
+            ),
+            X,
+        ],
+    ));
+    assert!(r.names("lib/x.py"));
+    assert!(!r.names("src/lib.rs"));
+}

@@ -1,0 +1,214 @@
+//! How v11 and v12 read a file's words (D-R170, D-R174): a JSON
+//! document's strings, a pre-commit configuration's values, a script's
+//! words cut into pieces at the shell's separators, and the values its
+//! assignments give; and what the approved environment files assign.
+
+use super::{ASSIGNS, base_name, is_windows_script, structural};
+use crate::review::risk::RunConfig;
+use crate::review::risk::refs;
+use crate::review::snapshot::CandidateContent;
+
+/// One piece of a word, and whether a variable (`$`) came before it in
+/// that word (`${D}/env`: `/env` may sit under any directory); and, under
+/// v12, whether it names a file only (a JSON key, an inert key's value).
+pub(super) struct Piece {
+    pub(super) text: String,
+    pub(super) after_variable: bool,
+    pub(super) file_only: bool,
+}
+
+/// One source's pieces in order, and the values its assignments give
+/// (`D=tools`, `D := tools`): bases its paths may be read from.
+pub(super) struct Words {
+    pub(super) pieces: Vec<Piece>,
+    pub(super) values: Vec<String>,
+}
+
+/// The words of the file at `path` (`config`: one the policy names, not
+/// read in turn): a JSON document's strings, a pre-commit configuration's
+/// values, else a script's words.
+pub(super) fn file_words(path: &str, text: &str, config: bool, v12: bool) -> Words {
+    if path.ends_with(".json") || path.ends_with(".jsonc") {
+        let words = if v12 {
+            structural::json_words(text)
+        } else {
+            plain(refs::json_strings(text))
+        };
+        words_of(words, false, v12)
+    } else if config && !path.ends_with(".envrc") {
+        // A pre-commit configuration: v5's values.
+        words_of(
+            plain(refs::yaml_values(text, &["entry", "args"])),
+            false,
+            v12,
+        )
+    } else if v12 && is_windows_script(path) {
+        // `python tools\gen.py` in a `.cmd`: a path separator, never an
+        // escape (round 18's 04v).
+        words_of(
+            plain(refs::envrc_words(&text.replace('\\', "/")).0),
+            true,
+            v12,
+        )
+    } else {
+        words_of(plain(refs::envrc_words(text).0), true, v12)
+    }
+}
+
+/// Where the file at `path` reads its words from: the root, its own
+/// directory (a file read in turn, not a `config`), and `more`'s.
+pub(super) fn bases_of(path: &str, config: bool, more: &[&[String]]) -> Vec<String> {
+    let mut bases = vec![String::new()];
+    if !config && let Some((dir, _)) = path.rsplit_once('/') {
+        bases.push(dir.to_string());
+    }
+    bases.extend(more.iter().flat_map(|m| m.iter().cloned()));
+    bases
+}
+
+/// What the approved environment files among `configs` (`.envrc`, a
+/// `.env` it loads) assign: in the environment of every command.
+pub(super) fn exported(configs: &[RunConfig]) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in configs {
+        if base_name(c.path.as_str()).starts_with(".env")
+            && let CandidateContent::Bytes {
+                bytes,
+                complete: true,
+            } = &c.content
+        {
+            let text = String::from_utf8_lossy(bytes);
+            out.extend(words_of(plain(refs::envrc_words(&text).0), true, true).values);
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Words that may each name a directory too (v12): not a file only.
+pub(super) fn plain(words: Vec<String>) -> Vec<(String, bool)> {
+    words.into_iter().map(|w| (w, false)).collect()
+}
+
+/// `words` cut into pieces at v5's separators, in order, each marked when
+/// a `$` came before it in its word; and, for a script (`script`), what
+/// its assignments give. A script's word loses a recipe's `@` and `+`,
+/// and a `-` before a path or a variable (`-./x`, `-$(MAKE)`).
+pub(super) fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> Words {
+    let mut pieces = Vec::new();
+    let mut values = Vec::new();
+    let mut assigned = false;
+    // v12: a word with quotes or backslashes inside is read twice, as
+    // written and as the shell joins it (`tools/g''en.py`, `tools/g\\en.py`
+    // are `tools/gen.py`; round 19's 03c, 03d).
+    let words: Vec<(String, bool)> = if v12 {
+        words
+            .into_iter()
+            .flat_map(|(w, only)| {
+                let joined: String = w
+                    .chars()
+                    .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+                    .collect();
+                let again = (joined.len() != w.len()).then_some((joined, only));
+                std::iter::once((w, only)).chain(again)
+            })
+            .collect()
+    } else {
+        words
+    };
+    for (w, file_only) in &words {
+        let file_only = *file_only;
+        let mut w = w.as_str();
+        if script {
+            w = w.trim_start_matches(['@', '+']);
+            if let Some(rest) = w.strip_prefix('-')
+                && rest.starts_with(['.', '/', '$'])
+            {
+                w = rest;
+            }
+            // `D=tools` and `D := tools`: a base for its paths.
+            if assigned {
+                values.push(w.to_string());
+            }
+            assigned = ASSIGNS.contains(&w);
+            if let Some((name, value)) = w.split_once('=')
+                && !name.is_empty()
+                && name
+                    .trim_end_matches([':', '?', '+', '!'])
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+            {
+                values.push(value.to_string());
+            }
+        } else if v12 {
+            // A task's command is a shell line too: its assignments
+            // (`D=tools/hooks; run-parts "$D"`, round 20's 01e).
+            for token in w.split([' ', '\t', ';', '&', '|']) {
+                if let Some((name, value)) = token.split_once('=')
+                    && !name.is_empty()
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
+                    values.push(value.to_string());
+                }
+            }
+            values.extend(structural::loop_values(w.split_whitespace()));
+        }
+        // v12: a variable inside a component is a glob's `*`, and a glob
+        // is one piece. A bracket left after globbing may be no bracket
+        // expression (`["lib/x.py"]` in Python): such a word is also cut
+        // at its brackets (round 22).
+        let rewritten;
+        let separators: &[fn(char) -> bool] = if v12 {
+            rewritten = structural::globbed(w);
+            w = &rewritten;
+            if w.contains(['[', ']']) {
+                &[
+                    |c| refs::is_separator(c) && !matches!(c, '*' | '?' | '[' | ']'),
+                    |c| refs::is_separator(c) && !matches!(c, '*' | '?'),
+                ]
+            } else {
+                &[|c| refs::is_separator(c) && !matches!(c, '*' | '?' | '[' | ']')]
+            }
+        } else {
+            &[refs::is_separator]
+        };
+        for separator in separators {
+            let mut after_variable = false;
+            let mut rest = w;
+            while !rest.is_empty() {
+                let end = rest.find(separator).unwrap_or(rest.len());
+                if end > 0 {
+                    pieces.push(Piece {
+                        text: rest[..end].to_string(),
+                        after_variable,
+                        file_only,
+                    });
+                }
+                let Some(sep) = rest[end..].chars().next() else {
+                    break;
+                };
+                after_variable |= sep == '$';
+                rest = &rest[end + sep.len_utf8()..];
+            }
+        }
+    }
+    // v12: a shell loop's words are its variable's values (round 21's
+    // 02b: `for d in tools/pre tools/post; do run-parts "$d"; done`).
+    if v12 && script {
+        values.extend(structural::loop_values(
+            words.iter().map(|(w, _)| w.as_str()),
+        ));
+    }
+    let values = values
+        .iter()
+        .filter(|v| !v.contains('$'))
+        .map(|v| v.trim_matches(['"', '\'']))
+        // v12: a value is a directory only when it is one word of a path
+        // (`D=tools`), not an expression (`out = os.path.join(p,`), which
+        // would read every word again from a base that is none.
+        .filter(|v| !v12 || !v.contains(refs::is_separator))
+        .filter_map(refs::normalise_cased)
+        .collect();
+    Words { pieces, values }
+}
