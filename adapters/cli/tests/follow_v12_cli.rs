@@ -525,3 +525,113 @@ fn round_22s_legitimate_flows_stay_medium_and_land() {
         t.signed_lands(&t.agent, &lineage, c);
     }
 }
+
+/// Red team round 23, against round 22's fixes: a module past the reads
+/// importing a sibling that runs a file outside its package (23a), a
+/// relative chain whose fifth module imports one (23a2), a directory a
+/// module past the reads names as a word (23b2), a walker's variable given
+/// by a sourced file while the task assigns another (23c) or computed
+/// (23c3), and a directory's files run through `ls` (23d, 23d3): each
+/// medium and landed at the server before; high and refused now.
+#[test]
+fn what_a_task_runs_in_the_shapes_round_23_found_needs_the_maintainer() {
+    let x = ("lib/x.py", "def run():\n    print(1)\n");
+    let hook = ("tools/hooks/a", "#!/bin/sh\npython3 lib/x.py\n");
+    let chain = [
+        ("tools/gen.py", "import a\na.main()\n"),
+        ("tools/a.py", "import b\ndef main():\n    b.main()\n"),
+        ("tools/b.py", "import c\ndef main():\n    c.main()\n"),
+    ];
+    let with_chain = |more: &[(&'static str, &'static str)]| {
+        let mut files = chain.to_vec();
+        files.extend_from_slice(more);
+        files.push(x);
+        files
+    };
+    for (command, files) in [
+        (
+            "python3 tools/gen.py",
+            with_chain(&[
+                ("tools/c.py", "import d\ndef main():\n    d.main()\n"),
+                (
+                    "tools/d.py",
+                    "import subprocess, sys\ndef main():\n    subprocess.run([sys.executable, \"lib/x.py\"])\n",
+                ),
+            ]),
+        ),
+        (
+            "python3 -m app.main",
+            vec![
+                ("app/__init__.py", ""),
+                ("app/main.py", "from .a import run\nrun()\n"),
+                ("app/a.py", "from .b import run\n"),
+                ("app/b.py", "from .c import run\n"),
+                ("app/c.py", "from .d import run\n"),
+                ("app/d.py", "from lib.x import run\n"),
+                x,
+            ],
+        ),
+        (
+            "python3 tools/gen.py",
+            with_chain(&[(
+                "tools/c.py",
+                "import os, subprocess, sys\ndef main():\n    subprocess.run([sys.executable, os.path.join(\"lib\", \"x.py\")])\n",
+            )]),
+        ),
+        (
+            "MODE=ci; set -a; . tools/vars; set +a; run-parts \"$HOOKS\"",
+            vec![("tools/vars", "HOOKS=tools/hooks\n"), hook, x],
+        ),
+        (
+            "MODE=ci; HOOKS=$(cat tools/hooks.txt); run-parts \"$HOOKS\"",
+            vec![("tools/hooks.txt", "tools/hooks\n"), hook, x],
+        ),
+        (
+            "ls tools/hooks | xargs -I{} sh tools/hooks/{}",
+            vec![hook, x],
+        ),
+        (
+            "for f in $(ls tools/hooks); do sh tools/hooks/$f; done",
+            vec![hook, x],
+        ),
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(command, &files, "lib/x.py");
+    }
+}
+
+/// Round 23's false positives: a Python service whose fourth module
+/// imports a shared package (23la), and a cleanup script that gives a
+/// script's argument to `find` and runs nothing it finds (23lb): an edit
+/// outside what they run is medium and lands with the agent's signature.
+#[test]
+fn round_23s_legitimate_flows_stay_medium_and_land() {
+    let t = Team::new();
+    t.f.write(
+        ".vscode/tasks.json",
+        r#"{"version":"2.0.0","tasks":[{"label":"s","type":"shell","command":"python3 -m app.main","runOptions":{"runOn":"folderOpen"}},{"label":"c","type":"shell","command":"sh tools/clean.sh build","runOptions":{"runOn":"folderOpen"}}]}"#,
+    )
+    .unwrap();
+    for (path, body) in [
+        ("app/__init__.py", ""),
+        ("common/__init__.py", ""),
+        ("app/main.py", "from .a import run\nrun()\n"),
+        ("app/a.py", "from .b import run\n"),
+        ("app/b.py", "from .c import run\n"),
+        (
+            "app/c.py",
+            "from common.util import helper\ndef run():\n    helper()\n",
+        ),
+        ("common/util.py", "def helper():\n    print('ok')\n"),
+        ("tools/clean.sh", "find \"$1\" -name '*.orig' -delete\n"),
+        ("web/app.js", "console.log(1);\n"),
+    ] {
+        t.f.write(path, body).unwrap();
+    }
+    let (lineage, _, c) = t.review_commit("service");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("web/app.js", "// edited\n").unwrap();
+    let (lineage, started, c) = t.review_commit("web");
+    assert_risk(&started, "medium", "code_change");
+    t.signed_lands(&t.agent, &lineage, c);
+}

@@ -497,25 +497,15 @@ impl RiskPolicy {
     /// The ports list each directory in both trees
     /// ([`RiskPolicy::reference_list_bound`] files at most), read the files
     /// listed into the configurations, add [`Listed::marker`] at the
-    /// directory's own path, and ask again.
+    /// directory's own path, and ask again. Under v12 the steps go past
+    /// the policy's reads while what is read there are modules a file
+    /// read imports (red team round 23): the ports ask until nothing is
+    /// left to read, and an empty step past the last one ends it.
     pub fn reference_step(&self, configs: &[RunConfig], done: u8) -> ReferenceStep {
         match &self.references_followed {
-            // v12: one request past the reads, what the modules beyond
-            // them name outside their directories (round 22's 22a).
             Some(rule)
-                if rule.structural.is_some()
-                    && done == rule.reads.saturating_add(1)
-                    && !self.auto_run_reference_configs.is_empty() =>
+                if done <= rule.last_step() && !self.auto_run_reference_configs.is_empty() =>
             {
-                let f =
-                    follow::follow_all(configs, &self.auto_run_reference_configs, rule, rule.reads);
-                ReferenceStep {
-                    list: f.beyond.list,
-                    list_below: f.beyond.list_below,
-                    read: f.beyond.read,
-                }
-            }
-            Some(rule) if done <= rule.reads && !self.auto_run_reference_configs.is_empty() => {
                 let f = follow::follow_all(configs, &self.auto_run_reference_configs, rule, done);
                 let (list, list_below) = if rule.structural.is_some() {
                     (f.list, f.list_below)
@@ -659,7 +649,7 @@ impl RiskPolicy {
         let names = &self.auto_run_reference_configs;
         let mut references = match &self.references_followed {
             _ if names.is_empty() => References::default(),
-            Some(rule) => follow::follow(trees.configs, names, rule, rule.reads).0,
+            Some(rule) => follow::follow(trees.configs, names, rule, rule.last_step()).0,
             None => References::of(trees.configs, names),
         };
         let own;

@@ -17,7 +17,9 @@
 //! variable (`${D}/env`) names that tail in every directory; and more new
 //! files to read at one step than the rule allows, or a file the trees
 //! hold one step beyond the last read, is "not read whole": every changed
-//! file may be one they run.
+//! file may be one they run. Under v12, modules a file read imports are
+//! read in turn past the reads, up to [`FollowRule::last_step`], while
+//! every file the trees hold there is one.
 
 use std::collections::BTreeSet;
 
@@ -28,13 +30,11 @@ use super::RunConfig;
 use super::refs::{self, References};
 use crate::review::snapshot::CandidateContent;
 
-mod beyond;
 mod structural;
 mod tables;
 mod words;
 
-pub(super) use beyond::Reach;
-use words::{Piece, Words, bases_of, exported, file_words};
+use words::{Piece, Vars, Words, bases_of, file_words};
 
 use tables::{name_imports, v12_tables};
 
@@ -71,7 +71,21 @@ pub struct StructuralRule {
     pub names_per_read: u16,
 }
 
+/// How many steps past [`FollowRule::reads`] v12 reads modules in turn
+/// while every file there is one a file read imports.
+const MODULE_STEPS: u8 = 16;
+
 impl FollowRule {
+    /// The last step the ports read, and the classification follows to:
+    /// the reads, and under v12 up to [`MODULE_STEPS`] steps of modules
+    /// past them (round 23).
+    pub(super) fn last_step(&self) -> u8 {
+        match self.structural {
+            Some(_) => self.reads.saturating_add(MODULE_STEPS),
+            None => self.reads,
+        }
+    }
+
     /// How many names one step may ask of the trees: v12's
     /// `names_per_read`, else `files_per_read` (v11 counts names).
     pub(super) fn names_bound(&self) -> usize {
@@ -211,9 +225,6 @@ pub(super) struct Followed {
     /// Directories to list with every file below them (`find`, a
     /// wildcard in a middle component).
     pub(super) list_below: Vec<String>,
-    /// What the modules one step beyond the last read reach outside their
-    /// directories (v12, at the last read; round 22's 22a).
-    pub(super) beyond: Reach,
 }
 
 /// A directory a command walks (v12): `run-parts tools/hooks`, `python3
@@ -284,15 +295,15 @@ pub(super) fn follow_all(
             next: next.into_iter().collect(),
             list,
             list_below: below,
-            beyond: Reach::default(),
         }
     };
-    // What an approved `.envrc` exports (or a `.env` it loads) is in the
-    // environment of every command, and so is what a configuration
-    // assigns for the commands it runs (a task's `options.env`) from the
-    // step after it (round 22's 22d).
-    let mut env: Vec<String> = if v12 { exported(configs) } else { Vec::new() };
-    let mut inherited: Vec<String> = Vec::new();
+    // What the files followed assign each variable: the values of every
+    // command's environment (round 22's 22d, round 23's 23c).
+    let vars = if v12 {
+        Vars::of(configs)
+    } else {
+        Vars::default()
+    };
     let mut step = 0u8;
     loop {
         let mut next: BTreeSet<String> = BTreeSet::new();
@@ -303,16 +314,13 @@ pub(super) fn follow_all(
             let path = c.path.as_str();
             let words = file_words(path, &text, *config, v12);
             let bases = bases_of(path, *config, &[&cwds, &carried]);
-            if step == 0 {
-                inherited.extend(words.values.iter().cloned());
-            }
             let mut sink = Sink {
                 out: &mut out,
                 next: &mut next,
                 walks: &mut walks,
                 v12,
                 below: false,
-                env: &env,
+                vars: &vars,
             };
             entered.extend(name_all(&bases, &words, &mut sink));
             // What an `.envrc` puts on `PATH` (`PATH_add tools/bin`) is
@@ -336,10 +344,12 @@ pub(super) fn follow_all(
                 std::mem::swap(sink.next, &mut own);
                 name_imports(path, &text, &bases, &mut sink);
                 std::mem::swap(sink.next, &mut own);
+                // A file the imports name is a module, whether or not the
+                // words named it too (`from common.util import helper`
+                // names `common/util.py` both ways: round 23's 23la).
                 for p in own {
-                    if sink.next.insert(p.clone()) {
-                        imported.insert(p);
-                    }
+                    sink.next.insert(p.clone());
+                    imported.insert(p);
                 }
             }
         }
@@ -384,11 +394,6 @@ pub(super) fn follow_all(
                 unlisted.insert((w.dir, w.recursive));
             }
         }
-        if v12 {
-            env.append(&mut inherited);
-            env.sort();
-            env.dedup();
-        }
         // What a step's commands entered (`cd`, `-C`, `-I`, an assigned
         // value) is where the files they run read their words from too
         // (`make -I tools` and a `Makefile` that includes `rules.mk`).
@@ -396,44 +401,40 @@ pub(super) fn follow_all(
         carried.sort();
         carried.dedup();
         next.retain(|n| !asked.contains(n));
-        if step >= reads {
-            // One step beyond the last read: a file there the trees hold
-            // runs what no read followed (red team round 17, 02f2).
-            // A walked directory the ports did not list may hold anything.
-            let mut reach = Reach::default();
-            if reads == rule.reads {
-                // v12: a module imported one step beyond names what is
-                // below its directory instead (a package's modules import
-                // each other; round 21's 03b, 03c: every Node or Python
-                // service is deeper than three reads), while what it
-                // names stays there (round 22's 22a, 22a2).
-                let beyond: Vec<&RunConfig> = configs
-                    .iter()
-                    .filter(|c| next.contains(c.path.as_str()))
-                    .collect();
-                let modules = v12 && beyond.iter().all(|c| imported.contains(c.path.as_str()));
-                if next.len() > bound || !unlisted.is_empty() || (!beyond.is_empty() && !modules) {
-                    out.unread = true;
-                } else if modules && !beyond.is_empty() {
-                    let mut dirs = Vec::new();
-                    for c in &beyond {
-                        match c.path.as_str().rsplit_once('/') {
-                            Some((dir, _)) => dirs.push(dir.to_ascii_lowercase()),
-                            // A module at the root: every file.
-                            None => out.unread = true,
-                        }
-                    }
-                    dirs.sort();
-                    dirs.dedup();
-                    reach =
-                        beyond::reach(configs, &beyond, &dirs, (&[&cwds, &carried], &env), bound);
-                    out.unread |= reach.anything;
-                    out.below.extend(dirs);
-                }
+        // The call that classifies (or the ports' last) reads as far as
+        // the configurations go.
+        let last = reads >= rule.last_step();
+        if step >= rule.reads {
+            // Past the reads: a file the trees hold there runs what no read
+            // followed (red team round 17, 02f2): every file is named. But
+            // (v12) while every such file is a module a file read imports,
+            // the modules are read in turn, up to `last_step` (a package's
+            // modules import each other five deep, and a shared package:
+            // round 21's 03b, 03c, round 23's 23la), and whatever else
+            // they run or import is judged as here (round 22's 22a, round
+            // 23's 23a, 23b2).
+            let beyond: Vec<&str> = configs
+                .iter()
+                .filter(|c| matches!(c.content, CandidateContent::Bytes { .. }))
+                .map(|c| c.path.as_str())
+                .filter(|p| next.contains(*p))
+                .collect();
+            let modules = v12 && beyond.iter().all(|p| imported.contains(*p));
+            if next.len() > bound || (!beyond.is_empty() && (!modules || step >= rule.last_step()))
+            {
+                out.unread = true;
+                return done(out, BTreeSet::new(), BTreeSet::new());
             }
-            let mut f = done(out, next, unlisted);
-            f.beyond = reach;
-            return f;
+            if step >= reads || beyond.is_empty() {
+                // A walked directory the ports did not list may hold
+                // anything.
+                if last && !unlisted.is_empty() {
+                    out.unread = true;
+                }
+                return done(out, next, unlisted);
+            }
+        } else if step >= reads {
+            return done(out, next, unlisted);
         }
         if next.len() > bound {
             out.unread = true;
@@ -453,7 +454,7 @@ pub(super) fn follow_all(
             return done(out, BTreeSet::new(), BTreeSet::new());
         }
         if level.is_empty() && next.is_empty() {
-            if reads == rule.reads && !unlisted.is_empty() {
+            if last && !unlisted.is_empty() {
                 out.unread = true;
             }
             return done(out, BTreeSet::new(), unlisted);
@@ -577,9 +578,8 @@ struct Sink<'a> {
     /// Whether what is added now also names what is below it and its
     /// stem (v12, a piece that is not a file only).
     below: bool,
-    /// The values the environment gives every command (v12): an approved
-    /// `.envrc`'s exports, a task's `options.env`.
-    env: &'a [String],
+    /// What the files followed assign each variable (v12).
+    vars: &'a Vars,
 }
 
 impl Sink<'_> {

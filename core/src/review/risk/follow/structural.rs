@@ -263,6 +263,16 @@ pub(super) fn globbed(word: &str) -> String {
             i += len + 1;
             continue;
         }
+        // `tools/hooks/{}` (`xargs -I{}`, `find -exec`) and
+        // `tools/hooks/$f` (`for f in $(ls tools/hooks)`): a variable last
+        // component under a directory is any of its files (round 23's
+        // 23d, 23d3).
+        let under_dir = i >= 2 && bytes[i - 1] == b'/' && bytes[i - 2] != b'/';
+        if under_dir && word[i..].starts_with("{}") {
+            out.push('*');
+            i += 2;
+            continue;
+        }
         if bytes[i] == b'['
             && let Some(len) = bracket_len(&bytes[i..])
         {
@@ -292,7 +302,9 @@ pub(super) fn globbed(word: &str) -> String {
                 i = end;
                 continue;
             }
-            if call || (before && after && bytes[i + 1] != b'{' && bytes[i + 1] != b'(') {
+            if under_dir && after && !call && !word[end..].starts_with('/') {
+                out.push('*');
+            } else if call || (before && after && bytes[i + 1] != b'{' && bytes[i + 1] != b'(') {
                 // `$D/env` as `${D}/env`: its tail is read after the name.
                 if call {
                     out.push_str(&word[i..end]);

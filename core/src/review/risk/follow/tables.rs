@@ -174,18 +174,24 @@ pub(super) fn v12_tables(
     let mut targets: Vec<String> = operands.iter().map(|p| p.text.clone()).collect();
     if operands.iter().any(|p| p.after_variable) {
         targets.extend(values.iter().cloned());
-        // What the environment holds: an approved `.envrc`'s exports, a
-        // task's `options.env` (round 22's 22d).
-        targets.extend(sink.env.iter().cloned());
     }
-    // A walker given a variable no source gives a value, or a script's
-    // argument (`run-parts "$1"`), may walk any directory (22d).
-    if (find || name == "run-parts")
-        && operands
-            .iter()
-            .any(|p| unbound(pieces, p, values.is_empty() && sink.env.is_empty()))
-    {
-        sink.out.unread = true;
+    // A whole variable (`"$HOOKS"`, not `$D/tools`, whose tail is read)
+    // walks every literal value the files followed give it; a script's
+    // argument (`"$1"`), or a variable with no such value (unassigned, or
+    // computed at run time), may be any directory: every file, when the
+    // walker runs what it finds (round 22's 22d, round 23's 23c).
+    let walker = name == "run-parts" || (find && runs);
+    for p in &operands {
+        let Some(tail) = variable(pieces, p) else {
+            continue;
+        };
+        match sink.vars.literal(&p.text) {
+            Some(values) if !is_argument(&p.text) => {
+                targets.extend(values.iter().map(|v| format!("{v}{tail}")));
+            }
+            _ if walker && tail.is_empty() => sink.out.unread = true,
+            _ => {}
+        }
     }
     for target in targets {
         if matches!(target.as_str(), "." | "./") {
@@ -228,18 +234,23 @@ pub(super) fn v12_tables(
     }
 }
 
-/// Whether the operand `p` (one of `pieces`) is a whole variable (`"$D"`,
-/// not `$D/tools`, whose tail is read) that is a script's argument
-/// (`$1`, `$@`), or any variable when `no_values`.
-fn unbound(pieces: &[Piece], p: &Piece, no_values: bool) -> bool {
-    let leads = pieces
+/// When the operand `p` (one of `pieces`) is a variable's name (`$D`),
+/// the path after it in the same word (`$D/hooks`: `/hooks`), if any.
+fn variable<'p>(pieces: &'p [Piece], p: &Piece) -> Option<&'p str> {
+    if !p.variable || p.text.contains('/') {
+        return None;
+    }
+    let tail = pieces
         .iter()
         .position(|q| std::ptr::eq(q, p))
         .and_then(|k| pieces.get(k + 1))
-        .is_some_and(|n| n.after_variable && n.text.starts_with('/'));
-    let argument = p
-        .text
-        .chars()
-        .all(|c| c.is_ascii_digit() || matches!(c, '@' | '*' | '#'));
-    p.after_variable && !p.text.contains('/') && !leads && (argument || no_values)
+        .filter(|n| n.after_variable && n.text.starts_with('/'))
+        .map_or("", |n| n.text.as_str());
+    Some(tail)
+}
+
+/// Whether a variable's name is a script's argument (`1`, `@`, `*`).
+fn is_argument(name: &str) -> bool {
+    name.chars()
+        .all(|c| c.is_ascii_digit() || matches!(c, '@' | '*' | '#'))
 }

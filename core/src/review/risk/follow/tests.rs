@@ -228,6 +228,9 @@ fn a_read_file_longer_than_was_read_names_everything() {
     assert!(r.names("src/lib.rs"));
 }
 
+/// The step v12's classification follows to.
+const LAST: u8 = 3 + MODULE_STEPS;
+
 fn v12() -> FollowRule {
     FollowRule {
         reads: 3,
@@ -326,7 +329,7 @@ fn v12_names_what_round_18_found_by_its_shape() {
         let mut configs = vec![config(".vscode/tasks.json", &tasks)];
         configs.extend(files.iter().map(|(p, b)| config(p, b)));
         let configs = ported(configs);
-        let (r, _) = follow(&configs, &names(), &v12(), 3);
+        let (r, _) = follow(&configs, &names(), &v12(), LAST);
         assert!(r.names(edited), "{tasks}: {edited}");
         let (old, _) = follow(&configs, &names(), &rule(), 3);
         assert!(!old.names(edited), "v11 already names {edited}: {tasks}");
@@ -348,7 +351,7 @@ fn v12_takes_a_path_entry_for_a_directory() {
         ".envrc",
         "export PATH=\"$PWD/tools/bin:$PATH\"\ngit config core.x y\n",
     )];
-    let (r, _) = follow(&configs, &names(), &v12(), 3);
+    let (r, _) = follow(&configs, &names(), &v12(), LAST);
     assert!(r.names("tools/bin/git"));
     assert!(!r.names("src/lib.rs"));
 }
@@ -371,15 +374,15 @@ fn v12_bounds_the_files_the_trees_hold_not_the_names() {
     ];
     let (v11, _) = follow(&configs, &names(), &rule(), 3);
     assert!(v11.names("src/parser.rs"), "v11 counts names");
-    let (r, _) = follow(&configs, &names(), &v12(), 3);
+    let (r, _) = follow(&configs, &names(), &v12(), LAST);
     assert!(!r.names("src/parser.rs"));
     // More held files at one step than the rule reads: every file.
     let many: Vec<String> = (0..129).map(|i| format!("s{i}.sh")).collect();
     let mut held = vec![config(".vscode/tasks.json", &task_of(&many.join(" ")))];
     held.extend(many.iter().map(|p| config(p, "true\n")));
-    let (r, _) = follow(&held[..100], &names(), &v12(), 3);
+    let (r, _) = follow(&held[..100], &names(), &v12(), LAST);
     assert!(!r.names("src/parser.rs"));
-    let (r, _) = follow(&held, &names(), &v12(), 3);
+    let (r, _) = follow(&held, &names(), &v12(), LAST);
     assert!(r.names("src/parser.rs"));
 }
 
@@ -398,7 +401,7 @@ fn v12_leaves_ordinary_tasks_their_own_files() {
             "PREFIX ?= /usr/local\nBUILD := target\nall:\n\tcargo build --release\n\tinstall $(BUILD)/parser $(PREFIX)/bin\n",
         ),
     ];
-    let (r, _) = follow(&configs, &names(), &v12(), 3);
+    let (r, _) = follow(&configs, &names(), &v12(), LAST);
     assert!(r.names("Makefile"));
     for p in [
         "src/parser.rs",
@@ -415,7 +418,7 @@ fn v12_leaves_ordinary_tasks_their_own_files() {
             r#"{"name":"web","type":"module","scripts":{"dev":"vite","build":"tsc && vite build"},"dependencies":{"react":"^18.2.0"},"devDependencies":{"vite":"^5.0.0","typescript":"^5.2.0"}}"#,
         ),
     ];
-    let (r, _) = follow(&configs, &names(), &v12(), 3);
+    let (r, _) = follow(&configs, &names(), &v12(), LAST);
     assert!(r.names("vite.config.ts"));
     for p in ["src/App.tsx", "web/src/App.tsx", "src/main.ts"] {
         assert!(!r.names(p), "{p}");
@@ -512,7 +515,12 @@ fn v12_a_find_bounded_by_a_name_test_names_its_glob() {
     );
     assert!(!r.names("src/parser.rs"));
     assert!(r.names("src/parser.o"));
-    let (r, _) = follow(&make("find . -type f -exec sh {} \\;"), &names(), &v12(), 3);
+    let (r, _) = follow(
+        &make("find . -type f -exec sh {} \\;"),
+        &names(),
+        &v12(),
+        LAST,
+    );
     assert!(r.names("src/parser.rs"));
     let (r, _) = follow(
         &make("find . -name '*' -exec sh {} \\;"),
@@ -538,7 +546,7 @@ fn v12_a_long_ordinary_script_names_no_source() {
         config(".vscode/tasks.json", &task_of("python3 tools/build.py")),
         config("tools/build.py", &script),
     ];
-    let (r, next) = follow(&configs, &names(), &v12(), 3);
+    let (r, next) = follow(&configs, &names(), &v12(), LAST);
     assert!(!r.unread, "{} names asked", next.len());
     assert!(!r.names("src/m5.rs"));
 }
@@ -567,7 +575,7 @@ fn v12_reads_in_turn_what_a_walked_directory_holds() {
         config("tools/hooks/a", "python3 lib/x.py\n"),
         config("tools/hooks/deep/b", "python3 lib/deep.py\n"),
     ];
-    let (r, _) = follow(&ported(hooks.to_vec()), &names(), &v12(), 3);
+    let (r, _) = follow(&ported(hooks.to_vec()), &names(), &v12(), LAST);
     assert!(r.names("lib/x.py"));
     assert!(!r.names("src/lib.rs"));
     // Direct files only: `run-parts` does not recurse.
@@ -577,7 +585,7 @@ fn v12_reads_in_turn_what_a_walked_directory_holds() {
     assert_eq!(f.list, ["tools/hooks"]);
     assert!(follow_all(&hooks, &names(), &v12(), 0).list.is_empty());
     // Not listed: it may hold anything.
-    let (r, _) = follow(&hooks[..1], &names(), &v12(), 3);
+    let (r, _) = follow(&hooks[..1], &names(), &v12(), LAST);
     assert!(r.names("src/lib.rs"));
     // More files than the bound.
     let mut over = listed("tools/hooks");
@@ -585,7 +593,7 @@ fn v12_reads_in_turn_what_a_walked_directory_holds() {
         bytes: Vec::new(),
         complete: false,
     };
-    let (r, _) = follow(&[hooks[0].clone(), over], &names(), &v12(), 3);
+    let (r, _) = follow(&[hooks[0].clone(), over], &names(), &v12(), LAST);
     assert!(r.names("src/lib.rs"));
     let make = [
         config(".vscode/tasks.json", &task_of("make")),
@@ -594,7 +602,7 @@ fn v12_reads_in_turn_what_a_walked_directory_holds() {
         config("tools/rules.mk", "all:\n\tpython3 lib/gen.py\n"),
         config("tools/notes.txt", "python3 lib/other.py\n"),
     ];
-    let (r, _) = follow(&ported(make.to_vec()), &names(), &v12(), 3);
+    let (r, _) = follow(&ported(make.to_vec()), &names(), &v12(), LAST);
     assert!(r.names("lib/gen.py"));
     // Only what the glob matches is read.
     assert!(!r.names("lib/other.py"));
@@ -608,12 +616,10 @@ fn ported(mut configs: Vec<RunConfig>) -> Vec<RunConfig> {
     loop {
         let mut own = Vec::new();
         let mut below = Vec::new();
-        for done in 0..=3 {
+        for done in 0..=LAST {
             let f = follow_all(&configs, &names(), &v12(), done);
             own.extend(f.list);
             below.extend(f.list_below);
-            own.extend(f.beyond.list);
-            below.extend(f.beyond.list_below);
         }
         for asked in [&mut own, &mut below] {
             asked.sort();
@@ -741,7 +747,7 @@ fn v12_walked_directories_are_bounded_each() {
             configs.push(config(&format!("{dir}/h{i}"), "true\n"));
         }
     }
-    let (r, _) = follow(&ported(configs), &names(), &v12(), 3);
+    let (r, _) = follow(&ported(configs), &names(), &v12(), LAST);
     assert!(r.names("tools/pre/h1"));
     assert!(!r.names("src/lib.rs"));
 }
@@ -753,7 +759,7 @@ fn names_each(cases: Vec<Case>) {
         let mut configs = vec![config(".vscode/tasks.json", &tasks)];
         configs.extend(files.iter().map(|(p, b)| config(p, b)));
         let configs = ported(configs);
-        let (r, _) = follow(&configs, &names(), &v12(), 3);
+        let (r, _) = follow(&configs, &names(), &v12(), LAST);
         assert!(r.names(edited), "{tasks}: {edited}");
         assert!(!r.names("src/lib.rs"), "{tasks}: everything named");
     }
@@ -825,7 +831,7 @@ fn v12_names_what_round_21_found() {
         config("tools/dev.envrc", "python3 lib/x.py\n"),
         config(".envrc.local", "python3 lib/y.py\n"),
     ];
-    let (r, _) = follow(&ported(envrc.to_vec()), &names(), &v12(), 3);
+    let (r, _) = follow(&ported(envrc.to_vec()), &names(), &v12(), LAST);
     assert!(r.names("lib/x.py"));
     assert!(r.names("lib/y.py"));
     assert!(!r.names("src/lib.rs"));
@@ -844,7 +850,7 @@ fn v12_an_import_chain_deeper_than_the_reads_names_its_package() {
         config("app/c.py", "from . import d\n"),
         config("app/d.py", "x = 1\n"),
     ];
-    let (r, _) = follow(&ported(chain.to_vec()), &names(), &v12(), 3);
+    let (r, _) = follow(&ported(chain.to_vec()), &names(), &v12(), LAST);
     assert!(r.names("app/e.py"));
     assert!(!r.names("src/lib.rs"));
 }
@@ -873,7 +879,7 @@ fn v12_names_what_round_22_found() {
         config(".vscode/tasks.json", &task_of("lint")),
         config("tools/bin/lint", "python3 lib/x.py\n"),
     ];
-    let (r, _) = follow(&ported(path.to_vec()), &names(), &v12(), 3);
+    let (r, _) = follow(&ported(path.to_vec()), &names(), &v12(), LAST);
     assert!(r.names("lib/x.py"));
     assert!(!r.names("src/lib.rs"));
 }

@@ -3,7 +3,9 @@
 //! words cut into pieces at the shell's separators, and the values its
 //! assignments give; and what the approved environment files assign.
 
-use super::{ASSIGNS, base_name, is_windows_script, structural};
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::{ASSIGNS, is_windows_script, structural};
 use crate::review::risk::RunConfig;
 use crate::review::risk::refs;
 use crate::review::snapshot::CandidateContent;
@@ -14,6 +16,9 @@ use crate::review::snapshot::CandidateContent;
 pub(super) struct Piece {
     pub(super) text: String,
     pub(super) after_variable: bool,
+    /// Whether it is a variable's name: right after `$` (`$D`, `${D}`,
+    /// `$(D)`), not only later in a word that had one.
+    pub(super) variable: bool,
     pub(super) file_only: bool,
 }
 
@@ -66,24 +71,119 @@ pub(super) fn bases_of(path: &str, config: bool, more: &[&[String]]) -> Vec<Stri
     bases
 }
 
-/// What the approved environment files among `configs` (`.envrc`, a
-/// `.env` it loads) assign: in the environment of every command.
-pub(super) fn exported(configs: &[RunConfig]) -> Vec<String> {
-    let mut out = Vec::new();
-    for c in configs {
-        if base_name(c.path.as_str()).starts_with(".env")
-            && let CandidateContent::Bytes {
+/// What the files followed assign each variable (v12, red team rounds
+/// 22's 22d and 23's 23c): an approved `.envrc`'s exports, a `.env`, a
+/// file a script sources, a task's `options.env`, a script's assignments
+/// (`D=tools`, `D := tools`, `${D:=tools}`) and loops (`for d in a b`).
+/// A variable is in the environment of every command the configurations
+/// run, so a walker given `$D` walks every literal value `D` has anywhere.
+#[derive(Debug, Default)]
+pub(super) struct Vars {
+    literal: BTreeMap<String, Vec<String>>,
+    /// Names given a value computed at run time (`$(cat f)`) somewhere.
+    computed: BTreeSet<String>,
+}
+
+impl Vars {
+    /// The assignments of every configuration read whole.
+    pub(super) fn of(configs: &[RunConfig]) -> Vars {
+        let mut vars = Vars::default();
+        for c in configs {
+            let CandidateContent::Bytes {
                 bytes,
                 complete: true,
             } = &c.content
-        {
+            else {
+                continue;
+            };
             let text = String::from_utf8_lossy(bytes);
-            out.extend(words_of(plain(refs::envrc_words(&text).0), true, true).values);
+            let path = c.path.as_str();
+            let strings = if path.ends_with(".json") || path.ends_with(".jsonc") {
+                structural::json_words(&text)
+                    .into_iter()
+                    .map(|(w, _)| w)
+                    .collect()
+            } else {
+                refs::envrc_words(&text).0
+            };
+            let tokens: Vec<&str> = strings
+                .iter()
+                .flat_map(|w| w.split([' ', '\t', '\n', ';', '&', '|']))
+                .filter(|t| !t.is_empty())
+                .collect();
+            for (k, t) in tokens.iter().enumerate() {
+                if let Some((name, value)) = t.split_once('=')
+                    && is_name(name.trim_end_matches([':', '?', '+', '!']))
+                {
+                    vars.assign(name.trim_end_matches([':', '?', '+', '!']), value);
+                }
+                if let [name, op, value, ..] = tokens[k..]
+                    && ASSIGNS.contains(&op)
+                    && is_name(name)
+                {
+                    vars.assign(name, value);
+                }
+                if let [_, name, "in", ..] = tokens[k..]
+                    && tokens[k] == "for"
+                    && is_name(name)
+                {
+                    for v in tokens[k + 3..]
+                        .iter()
+                        .take_while(|v| !matches!(**v, "do" | "do;"))
+                    {
+                        vars.assign(name, v.trim_end_matches(';'));
+                    }
+                }
+            }
+            // `${D:=tools}` and `${D=tools}` assign their default.
+            let mut rest = text.as_ref();
+            while let Some(at) = rest.find("${") {
+                rest = &rest[at + 2..];
+                let name_len = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(rest.len());
+                let (name, after) = rest.split_at(name_len);
+                if let Some(value) = after
+                    .strip_prefix(":=")
+                    .or_else(|| after.strip_prefix('='))
+                    .and_then(|v| v.split_once('}'))
+                    .map(|(v, _)| v)
+                    && is_name(name)
+                {
+                    vars.assign(name, value);
+                }
+            }
+        }
+        vars
+    }
+
+    fn assign(&mut self, name: &str, value: &str) {
+        let value = value.trim_matches(['"', '\'']);
+        if value.contains(['$', '`']) {
+            self.computed.insert(name.to_string());
+        } else if !value.is_empty() {
+            self.literal
+                .entry(name.to_string())
+                .or_default()
+                .push(value.to_string());
         }
     }
-    out.sort();
-    out.dedup();
-    out
+
+    /// Every literal value `name` has, when it has one and none computed
+    /// at run time (else the variable may hold any directory).
+    pub(super) fn literal(&self, name: &str) -> Option<&[String]> {
+        if self.computed.contains(name) {
+            return None;
+        }
+        self.literal.get(name).map(Vec::as_slice)
+    }
+}
+
+/// Whether `name` is a shell variable's name.
+fn is_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Words that may each name a directory too (v12): not a file only.
@@ -175,6 +275,7 @@ pub(super) fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> W
         };
         for separator in separators {
             let mut after_variable = false;
+            let mut dollar = false;
             let mut rest = w;
             while !rest.is_empty() {
                 let end = rest.find(separator).unwrap_or(rest.len());
@@ -182,12 +283,15 @@ pub(super) fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> W
                     pieces.push(Piece {
                         text: rest[..end].to_string(),
                         after_variable,
+                        variable: dollar,
                         file_only,
                     });
+                    dollar = false;
                 }
                 let Some(sep) = rest[end..].chars().next() else {
                     break;
                 };
+                dollar = sep == '$' || (dollar && matches!(sep, '{' | '('));
                 after_variable |= sep == '$';
                 rest = &rest[end + sep.len_utf8()..];
             }

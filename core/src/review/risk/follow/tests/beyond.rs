@@ -26,7 +26,8 @@ fn ports_read(tree: &[(&str, &str)]) -> Vec<RunConfig> {
             .collect()
     };
     let mut read = read_of(policy.reference_configs());
-    for done in 0..16 {
+    let last = policy.references_followed.as_ref().unwrap().last_step();
+    for done in 0..=last {
         let mut step = policy.reference_step(&read, done);
         let listed = !step.list.is_empty() || !step.list_below.is_empty();
         for (dirs, below) in [(&step.list, false), (&step.list_below, true)] {
@@ -81,7 +82,7 @@ fn named(tree: &[(&str, &str)]) -> References {
         &ports_read(tree),
         policy.reference_configs(),
         rule,
-        rule.reads,
+        rule.last_step(),
     )
     .0
 }
@@ -287,4 +288,124 @@ fn a_path_in_a_list_literal_is_named() {
     ));
     assert!(r.names("lib/x.py"));
     assert!(!r.names("src/lib.rs"));
+}
+
+/// Red team round 23, against the fixes above: a module past the reads
+/// that imports a sibling which runs a file outside (23a), a relative
+/// chain whose fifth module imports a file outside (23a2), a directory a
+/// module beyond names as a word (23b2), a walker's variable given by a
+/// sourced file while the task assigns another (23c, 23c2), or computed
+/// (23c3), and a directory's files run through `ls` (23d, 23d3): each
+/// names the edited file now.
+#[test]
+fn v12_names_what_round_23_found() {
+    let chain = [
+        ("tools/gen.py", "import a\na.main()\n"),
+        ("tools/a.py", "import b\ndef main():\n    b.main()\n"),
+        ("tools/b.py", "import c\ndef main():\n    c.main()\n"),
+    ];
+    let hook = ("tools/hooks/a", "python3 lib/x.py\n");
+    let cases: Vec<(&str, Vec<(&str, &str)>)> = vec![
+        (
+            "python3 tools/gen.py",
+            vec![
+                ("tools/c.py", "import d\ndef main():\n    d.main()\n"),
+                (
+                    "tools/d.py",
+                    "import subprocess, sys\ndef main():\n    subprocess.run([sys.executable, \"lib/x.py\"])\n",
+                ),
+            ],
+        ),
+        (
+            "python3 -m app.main",
+            vec![
+                ("app/__init__.py", ""),
+                ("app/main.py", "from .a import run\nrun()\n"),
+                ("app/a.py", "from .b import run\n"),
+                ("app/b.py", "from .c import run\n"),
+                ("app/c.py", "from .d import run\n"),
+                ("app/d.py", "from lib.x import run\n"),
+            ],
+        ),
+        (
+            "python3 tools/gen.py",
+            vec![(
+                "tools/c.py",
+                "import os, subprocess, sys\ndef main():\n    subprocess.run([sys.executable, os.path.join(\\\"lib\\\", \\\"x.py\\\")])\n",
+            )],
+        ),
+        (
+            "MODE=ci; set -a; . tools/vars; set +a; run-parts \\\"$HOOKS\\\"",
+            vec![("tools/vars", "HOOKS=tools/hooks\n"), hook],
+        ),
+        (
+            "MODE=ci; HOOKS=$(cat tools/hooks.txt); run-parts \\\"$HOOKS\\\"",
+            vec![("tools/hooks.txt", "tools/hooks\n"), hook],
+        ),
+        ("ls tools/hooks | xargs -I{} sh tools/hooks/{}", vec![hook]),
+        (
+            "for f in $(ls tools/hooks); do sh tools/hooks/$f; done",
+            vec![hook],
+        ),
+    ];
+    for (command, files) in cases {
+        let task = tasks(command);
+        let mut tree = with_task(&task, &chain);
+        tree.extend(files);
+        tree.push(X);
+        assert!(named(&tree).names("lib/x.py"), "{command}");
+    }
+    let task = tasks("run-parts \\\"$HOOKS\\\"");
+    let mut tree = with_task(&task, &[hook, X]);
+    tree.extend([
+        (
+            ".envrc",
+            "export PYTHONDONTWRITEBYTECODE=1\nsource_env tools/vars.sh\n",
+        ),
+        ("tools/vars.sh", "export HOOKS=tools/hooks\n"),
+    ]);
+    let r = named(&tree);
+    assert!(r.names("lib/x.py"));
+    assert!(!r.names("src/server.py"));
+}
+
+/// Round 23's false positives: a service whose fourth module imports a
+/// shared package (23la), and `find` given a script's argument that runs
+/// nothing it finds (23lb, 23lb2): other edits stay unnamed.
+#[test]
+fn round_23s_legitimate_flows_name_only_what_they_run() {
+    let task = tasks("python3 -m app.main");
+    let r = named(&with_task(
+        &task,
+        &[
+            ("app/__init__.py", ""),
+            ("common/__init__.py", ""),
+            ("app/main.py", "from .a import run\nrun()\n"),
+            ("app/a.py", "from .b import run\n"),
+            ("app/b.py", "from .c import run\n"),
+            (
+                "app/c.py",
+                "from common.util import helper\ndef run():\n    helper()\n",
+            ),
+            ("common/util.py", "def helper():\n    print(\"ok\")\n"),
+        ],
+    ));
+    assert!(r.names("common/util.py"));
+    assert!(!r.names("web/app.js"));
+    for (command, script) in [
+        (
+            "sh tools/clean.sh build",
+            "find \"$1\" -name \"*.orig\" -delete\n",
+        ),
+        (
+            "sh tools/check.sh build",
+            "find \"$@\" -maxdepth 0 -newer .git -print\n",
+        ),
+    ] {
+        let task = tasks(command);
+        let file = command.split(' ').nth(1).unwrap();
+        let r = named(&with_task(&task, &[(file, script)]));
+        assert!(r.names(file));
+        assert!(!r.names("src/server.py"), "{command}");
+    }
 }
