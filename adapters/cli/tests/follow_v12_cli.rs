@@ -635,3 +635,105 @@ fn round_23s_legitimate_flows_stay_medium_and_land() {
     assert_risk(&started, "medium", "code_change");
     t.signed_lands(&t.agent, &lineage, c);
 }
+
+/// Red team round 24, against round 23's fixes: a variable given its value
+/// by `read`, `printf -v` or `+=` beside a literal one, an expansion that
+/// changes its value, a glob as a loop's value, and a directory's files
+/// run through `$(basename ...)`, `xargs sh`, `cd` and `./*`, or by a
+/// script that lists the directory: each medium and landed at the server
+/// before; high and refused now, whether the agent edits what the hook
+/// runs or the hook itself.
+#[test]
+fn what_a_task_runs_in_the_shapes_round_24_found_needs_the_maintainer() {
+    let x = ("lib/x.py", "print(1)\n");
+    let hook = ("tools/hooks/a", "#!/bin/sh\npython3 lib/x.py\n");
+    let safe = ("tools/safe/a", "#!/bin/sh\necho safe\n");
+    let text = ("tools/hooks.txt", "tools/hooks\n");
+    for (command, edited) in [
+        (
+            "HOOKS=tools/safe; read -r HOOKS < tools/hooks.txt; run-parts \"$HOOKS\"",
+            "lib/x.py",
+        ),
+        (
+            "HOOKS=tools/safe; printf -v HOOKS %s tools/hooks; run-parts \"$HOOKS\"",
+            "lib/x.py",
+        ),
+        (
+            "HOOKS=tools; HOOKS+=/hooks; run-parts \"$HOOKS\"",
+            "lib/x.py",
+        ),
+        (
+            "HOOKS=tools/safe; run-parts \"${HOOKS/safe/hooks}\"",
+            "tools/hooks/a",
+        ),
+        (
+            "HOOKS=_tools/hooks; run-parts \"${HOOKS#_}\"",
+            "tools/hooks/a",
+        ),
+        (
+            "HOOKS=tools/hooksX; run-parts \"${HOOKS:0:11}\"",
+            "tools/hooks/a",
+        ),
+        ("for D in tools/*; do run-parts \"$D\"; done", "lib/x.py"),
+        (
+            "for f in $(ls tools/hooks); do sh tools/hooks/$(basename $f); done",
+            "lib/x.py",
+        ),
+        (
+            "ls tools/hooks | sed 's|^|tools/hooks/|' | xargs -n1 sh",
+            "lib/x.py",
+        ),
+        (
+            "cd tools/hooks && for f in *; do sh \"./$f\"; done",
+            "lib/x.py",
+        ),
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(command, &[hook, safe, text, x], edited);
+    }
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 tools/gen.py",
+        &[
+            (
+                "tools/gen.py",
+                "import os, subprocess\nfor n in os.listdir(\"tools/hooks\"):\n    subprocess.run([\"sh\", \"tools/hooks/\" + n])\n",
+            ),
+            hook,
+            x,
+        ],
+        "lib/x.py",
+    );
+}
+
+/// Round 24's false positive (24la2): a Python service whose `main`
+/// imports 300 handlers at once made every change high (the per-step
+/// bound); an edit outside it is medium and lands now.
+#[test]
+fn a_router_importing_300_handlers_keeps_other_edits_medium() {
+    let t = Team::new();
+    t.f.write(
+        ".vscode/tasks.json",
+        r#"{"version":"2.0.0","tasks":[{"label":"s","type":"shell","command":"python3 -m app.main","runOptions":{"runOn":"folderOpen"}}]}"#,
+    )
+    .unwrap();
+    t.f.write("app/__init__.py", "").unwrap();
+    t.f.write("app/handlers/__init__.py", "").unwrap();
+    let main: String = (0..300)
+        .map(|i| format!("from .handlers import h{i}\n"))
+        .collect();
+    t.f.write("app/main.py", &main).unwrap();
+    for i in 0..300 {
+        t.f.write(
+            &format!("app/handlers/h{i}.py"),
+            format!("def run():\n    return {i}\n"),
+        )
+        .unwrap();
+    }
+    t.f.write("web/app.js", "console.log(1);\n").unwrap();
+    let (lineage, _, c) = t.review_commit("router");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("web/app.js", "// edited\n").unwrap();
+    let (lineage, started, c) = t.review_commit("web");
+    assert_risk(&started, "medium", "code_change");
+    t.signed_lands(&t.agent, &lineage, c);
+}

@@ -74,6 +74,10 @@ pub struct StructuralRule {
 /// How many steps past [`FollowRule::reads`] v12 reads modules in turn
 /// while every file there is one a file read imports.
 const MODULE_STEPS: u8 = 16;
+/// How many imported modules v12 reads over every step (they do not count
+/// against [`FollowRule::files_per_read`]); more, and every changed file
+/// may be one they run.
+const MODULE_FILES: usize = 1024;
 
 impl FollowRule {
     /// The last step the ports read, and the classification follows to:
@@ -304,6 +308,7 @@ pub(super) fn follow_all(
     } else {
         Vars::default()
     };
+    let mut modules_read = 0usize;
     let mut step = 0u8;
     loop {
         let mut next: BTreeSet<String> = BTreeSet::new();
@@ -449,9 +454,15 @@ pub(super) fn follow_all(
             .collect();
         // v12 bounds the files the trees hold, not the names asked (red
         // team round 18's 02c: a `package.json`'s dependencies).
-        if v12 && held(&level, &walked) > usize::from(rule.files_per_read) {
-            out.unread = true;
-            return done(out, BTreeSet::new(), BTreeSet::new());
+        // Modules a file read imports are bounded apart, over every step
+        // (round 24's 24la2: a router importing 300 handlers).
+        if v12 {
+            let others = held(&level, &walked, &imported);
+            modules_read += held(&level, &walked, &BTreeSet::new()) - others;
+            if others > usize::from(rule.files_per_read) || modules_read > MODULE_FILES {
+                out.unread = true;
+                return done(out, BTreeSet::new(), BTreeSet::new());
+            }
         }
         if level.is_empty() && next.is_empty() {
             if last && !unlisted.is_empty() {
@@ -463,12 +474,17 @@ pub(super) fn follow_all(
 }
 
 /// How many files `level` holds with bytes (each path once: both trees
-/// may hold it), but those a walked directory holds.
-fn held(level: &[(&RunConfig, bool)], walked: &BTreeSet<String>) -> usize {
+/// may hold it), but those a walked directory holds and those `apart`
+/// (the modules imported).
+fn held(
+    level: &[(&RunConfig, bool)],
+    walked: &BTreeSet<String>,
+    apart: &BTreeSet<String>,
+) -> usize {
     let mut paths: Vec<&str> = level
         .iter()
         .filter(|(c, _)| matches!(c.content, CandidateContent::Bytes { .. }))
-        .filter(|(c, _)| !walked.contains(c.path.as_str()))
+        .filter(|(c, _)| !walked.contains(c.path.as_str()) && !apart.contains(c.path.as_str()))
         .map(|(c, _)| c.path.as_str())
         .collect();
     paths.sort_unstable();
@@ -704,10 +720,15 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
     dirs.dedup();
     let mut pending = false;
     let v12 = sink.v12;
+    if v12 {
+        tables::walk_listed(pieces, &lower, &dirs, sink);
+    }
     for (i, (p, l)) in pieces.iter().zip(&lower).enumerate() {
         let name = base_name(l);
         if v12 {
-            if structural::is_glob(&p.text) {
+            // `cd tools/hooks && for f in *; do sh "./$f"` runs `./*`
+            // there (round 24's 24ga3).
+            if structural::is_glob(&p.text) || (p.text.starts_with("./") && p.text.contains('*')) {
                 sink.below = true;
                 sink.glob(&dirs, &p.text, p.after_variable && p.text.starts_with('/'));
                 sink.below = false;

@@ -268,9 +268,17 @@ pub(super) fn globbed(word: &str) -> String {
         // component under a directory is any of its files (round 23's
         // 23d, 23d3).
         let under_dir = i >= 2 && bytes[i - 1] == b'/' && bytes[i - 2] != b'/';
-        if under_dir && word[i..].starts_with("{}") {
+        // And a format's field there (`f"tools/hooks/{n}"`, round 24's
+        // 24ga4), and a command's output (`tools/hooks/$(basename $f)`,
+        // 24ga).
+        if under_dir
+            && bytes[i] == b'{'
+            && let Some(len) = word[i..].find('}')
+            && !word[i..i + len].contains('/')
+            && !word[i + len + 1..].starts_with('/')
+        {
             out.push('*');
-            i += 2;
+            i += len + 1;
             continue;
         }
         if bytes[i] == b'['
@@ -287,22 +295,47 @@ pub(super) fn globbed(word: &str) -> String {
             let before = i == 0 || !is_word_byte(bytes[i - 1]);
             let after = end >= bytes.len() || !is_word_byte(bytes[end]);
             let call = word[i..end].contains(' ');
-            // `${V:-default}` (and `:=`, `-`, `=`): the default is a word
-            // (round 21's 02c: `run-parts "${HOOKS:-tools/hooks}"`).
-            if bytes[i + 1] == b'{'
-                && let Some(at) = word[i + 2..end - 1].find([':', '-', '='])
-            {
-                let rest = &word[i + 2 + at..end - 1];
-                let default = rest.trim_start_matches([':', '-', '=', '+', '?']);
-                // The default read as a word again (a nested default, a
-                // variable's tail: round 22's 22c, 22c4).
-                out.push(' ');
-                out.push_str(&globbed(default));
-                out.push(' ');
-                i = end;
-                continue;
+            // `${V:-default}` (and `:=`, `-`, `=`): the variable and its
+            // default, a word (round 21's 02c: `run-parts
+            // "${HOOKS:-tools/hooks}"`), read as a word again (a nested
+            // default, a variable's tail: round 22's 22c, 22c4);
+            // `${V:+word}`: the word; `${V:?}`: the variable. Any other
+            // operator (`${V/a/b}`, `${V#x}`, `${V:0:4}`, `${!V}`) makes
+            // a value no word shows: [`UNKNOWN`] (round 24).
+            if bytes[i + 1] == b'{' {
+                match expansion(&word[i + 2..end - 1]) {
+                    Expansion::Plain => {}
+                    Expansion::Default(name, default) => {
+                        out.push_str(" ${");
+                        out.push_str(name);
+                        out.push_str("} ");
+                        out.push_str(&globbed(default));
+                        out.push(' ');
+                        i = end;
+                        continue;
+                    }
+                    Expansion::Alternate(alternate) => {
+                        out.push(' ');
+                        out.push_str(&globbed(alternate));
+                        out.push(' ');
+                        i = end;
+                        continue;
+                    }
+                    Expansion::Checked(name) => {
+                        out.push_str("${");
+                        out.push_str(name);
+                        out.push('}');
+                        i = end;
+                        continue;
+                    }
+                    Expansion::Unknown => {
+                        out.push_str(UNKNOWN);
+                        i = end;
+                        continue;
+                    }
+                }
             }
-            if under_dir && after && !call && !word[end..].starts_with('/') {
+            if under_dir && after && !word[end..].starts_with('/') {
                 out.push('*');
             } else if call || (before && after && bytes[i + 1] != b'{' && bytes[i + 1] != b'(') {
                 // `$D/env` as `${D}/env`: its tail is read after the name.
@@ -326,6 +359,50 @@ pub(super) fn globbed(word: &str) -> String {
         i += c.len_utf8();
     }
     out
+}
+
+/// What a script's argument list looks like once globbed (`$@`): the
+/// value of an expansion no word shows (`${V/a/b}`, `${V#x}`): a walker
+/// given it may walk any directory.
+pub(super) const UNKNOWN: &str = "$@";
+
+/// A `${...}` expansion's body, read.
+enum Expansion<'a> {
+    /// `${V}`.
+    Plain,
+    /// `${V:-w}`, `${V-w}`, `${V:=w}`, `${V=w}`: the variable, or `w`.
+    Default(&'a str, &'a str),
+    /// `${V:+w}`, `${V+w}`: `w`, or nothing.
+    Alternate(&'a str),
+    /// `${V:?msg}`, `${V?msg}`: the variable (or the script stops).
+    Checked(&'a str),
+    /// Anything else: a value computed from the variable.
+    Unknown,
+}
+
+/// Reads the body of `${...}` (without the braces).
+fn expansion(body: &str) -> Expansion<'_> {
+    let special = body.chars().next().is_some_and(|c| {
+        c.is_ascii_digit() || matches!(c, '@' | '*' | '#' | '?' | '$' | '!' | '-')
+    });
+    let len = if special {
+        1
+    } else {
+        body.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(body.len())
+    };
+    let (name, rest) = body.split_at(len);
+    if name.is_empty() || (special && !rest.is_empty() && matches!(name, "!" | "#")) {
+        return Expansion::Unknown;
+    }
+    let op = rest.strip_prefix(':').unwrap_or(rest);
+    match op.chars().next() {
+        None if rest.is_empty() => Expansion::Plain,
+        Some('-' | '=') => Expansion::Default(name, &op[1..]),
+        Some('+') => Expansion::Alternate(&op[1..]),
+        Some('?') => Expansion::Checked(name),
+        _ => Expansion::Unknown,
+    }
 }
 
 /// The length of the bracket expression `bytes` starts with (`[abc]`,
@@ -486,9 +563,22 @@ mod tests {
             ("lib/[!a-z]*.py", "lib/?*.py"),
             ("[", "["),
             ("${workspaceFolder}/x", "${workspaceFolder}/x"),
-            ("${HOOKS:-tools/hooks}", " tools/hooks "),
-            ("${A:-${B:-tools/hooks}}", "  tools/hooks  "),
-            ("${A-$PWD/tools/hooks}", " ${PWD}/tools/hooks "),
+            ("${HOOKS:-tools/hooks}", " ${HOOKS} tools/hooks "),
+            ("${A:-${B:-tools/hooks}}", " ${A}  ${B} tools/hooks  "),
+            ("${A-$PWD/tools/hooks}", " ${A} ${PWD}/tools/hooks "),
+            ("${H:+tools/hooks}", " tools/hooks "),
+            ("${H:?unset}", "${H}"),
+            ("${H/safe/hooks}", "$@"),
+            ("${H#_}", "$@"),
+            ("${H:0:11}", "$@"),
+            ("${!H}", "$@"),
+            ("${H[0]}", "$@"),
+            ("tools/hooks/$f", "tools/hooks/*"),
+            ("tools/hooks/{}", "tools/hooks/*"),
+            ("tools/hooks/{n}", "tools/hooks/*"),
+            ("tools/hooks/$(basename $f)", "tools/hooks/*"),
+            ("./$f", "./*"),
+            ("tools/$D/run.sh", "tools/${D}/run.sh"),
         ] {
             assert_eq!(globbed(word), want, "{word}");
         }

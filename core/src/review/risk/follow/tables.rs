@@ -65,6 +65,21 @@ pub(super) fn v12_tables(
     sink: &mut Sink<'_>,
 ) {
     let name = base_name(&lower[i]);
+    // `xargs sh` and `parallel sh` run what their input names, which no
+    // word shows (round 24's 24ga2: `ls tools/hooks | sed ... | xargs -n1
+    // sh`): every file, unless the runner is given a path.
+    if matches!(name, "xargs" | "parallel")
+        && let Some(k) = lower[i + 1..]
+            .iter()
+            .position(|w| !w.starts_with('-'))
+            .map(|k| i + 1 + k)
+        && is_runner(base_name(&lower[k]))
+        && lower
+            .get(k + 1)
+            .is_none_or(|n| n.starts_with('-') || !n.contains('/'))
+    {
+        sink.out.unread = true;
+    }
     if structural::NPXS.contains(&name) {
         sink.each(dirs, &["package.json"], true);
     }
@@ -113,12 +128,13 @@ pub(super) fn v12_tables(
     // whether or not it runs them itself; from the root, only when it
     // does.
     let find = name == "find";
-    let runs = lower
-        .iter()
-        .any(|w| structural::FIND_RUNS.contains(&w.as_str()));
     if !structural::RUNS_DIRECTORY.contains(&name) && !find {
         return;
     }
+    // Asked only of a walker: a scan of the whole source.
+    let runs = lower
+        .iter()
+        .any(|w| structural::FIND_RUNS.contains(&w.as_str()));
     if module.is_some() || lower.get(i + 1).is_some_and(|n| n == "-m") {
         // `python -m tools.gen` may run `tools/__pycache__/gen.*.pyc`
         // (round 21's 01d, 01e).
@@ -211,12 +227,28 @@ pub(super) fn v12_tables(
             // A script by its name (`python3 tools/gen.py`): read as named.
             continue;
         }
+        // A value that is a glob (`for D in tools/*; do run-parts "$D"`,
+        // round 24's 24wa8) walks every file below the directory before
+        // its first wildcard.
+        let (target, recursive) = match target.find(['*', '?', '[']) {
+            Some(at) => (
+                target[..at]
+                    .rsplit_once('/')
+                    .map_or(String::new(), |(d, _)| d.to_string()),
+                true,
+            ),
+            None => (target, find),
+        };
+        if target.is_empty() {
+            sink.out.unread = true;
+            continue;
+        }
         for dir in joined(dirs, &target) {
             if !find || tests.is_empty() {
                 sink.walks.push(Walk {
                     dir,
                     glob: None,
-                    recursive: find,
+                    recursive,
                 });
                 continue;
             }
@@ -253,4 +285,83 @@ fn variable<'p>(pieces: &'p [Piece], p: &Piece) -> Option<&'p str> {
 fn is_argument(name: &str) -> bool {
     name.chars()
         .all(|c| c.is_ascii_digit() || matches!(c, '@' | '*' | '#'))
+}
+
+/// Whether `name` runs the file it is given: a shell or a runtime.
+fn is_runner(name: &str) -> bool {
+    ["sh", "bash", "zsh", "dash", "ksh", "source", "."].contains(&name)
+        || (structural::RUNS_DIRECTORY.contains(&name) && name != "run-parts")
+}
+
+/// Calls that list a directory (`os.listdir`, `Path.iterdir`, `glob.glob`,
+/// `fs.readdirSync`, `opendir`), and those that list every file below it.
+const LISTS: &[&str] = &[
+    "listdir",
+    "scandir",
+    "iterdir",
+    "glob",
+    "readdirsync",
+    "readdir",
+    "opendir",
+    "walk",
+    "rglob",
+    "walkdir",
+];
+/// Of [`LISTS`], those that list every file below.
+const LISTS_BELOW: &[&str] = &["walk", "rglob", "walkdir"];
+/// Words of a script that runs another program.
+const RUNS: &[&str] = &[
+    "subprocess",
+    "system",
+    "popen",
+    "exec",
+    "execfile",
+    "execsync",
+    "execfilesync",
+    "spawn",
+    "spawnsync",
+    "runpy",
+    "child_process",
+    "run_path",
+    "check_call",
+    "check_output",
+];
+
+/// v12: a script that lists a directory and runs something (`for n in
+/// os.listdir("tools/hooks"): subprocess.run(["sh", "tools/hooks/" + n])`,
+/// round 24's 24ga7, 24ga8) may run any file of every directory it names
+/// by path: each is walked.
+pub(super) fn walk_listed(
+    pieces: &[Piece],
+    lower: &[String],
+    dirs: &[String],
+    sink: &mut Sink<'_>,
+) {
+    let call = |l: &String| l.rsplit(['.', '/']).next().unwrap_or(l).to_string();
+    let calls: Vec<String> = lower.iter().map(call).collect();
+    if !calls.iter().any(|c| LISTS.contains(&c.as_str()))
+        || !calls.iter().any(|c| RUNS.contains(&c.as_str()))
+    {
+        return;
+    }
+    let recursive = calls.iter().any(|c| LISTS_BELOW.contains(&c.as_str()));
+    for p in pieces {
+        let text = p.text.trim_end_matches('/');
+        if p.file_only
+            || p.after_variable
+            || text.starts_with('-')
+            || !text.contains('/')
+            || base_name(text).contains('.')
+            || structural::is_glob(text)
+        {
+            continue;
+        }
+        for dir in joined(dirs, text) {
+            sink.walks.push(Walk {
+                dir,
+                glob: None,
+                recursive,
+            });
+        }
+    }
 }

@@ -82,6 +82,9 @@ pub(super) struct Vars {
     literal: BTreeMap<String, Vec<String>>,
     /// Names given a value computed at run time (`$(cat f)`) somewhere.
     computed: BTreeSet<String>,
+    /// Names expanded with a default (`${D:-tools}`): unset, they are
+    /// the default, which the expansion's word shows.
+    defaulted: BTreeSet<String>,
 }
 
 impl Vars {
@@ -98,42 +101,16 @@ impl Vars {
             };
             let text = String::from_utf8_lossy(bytes);
             let path = c.path.as_str();
-            let strings = if path.ends_with(".json") || path.ends_with(".jsonc") {
-                structural::json_words(&text)
-                    .into_iter()
-                    .map(|(w, _)| w)
-                    .collect()
+            if path.ends_with(".json") || path.ends_with(".jsonc") {
+                // Each string apart; a bare name counts only in a command
+                // line (a key `HOOKS` is no use of the variable).
+                for (w, _) in structural::json_words(&text) {
+                    let tokens = tokens_of(std::slice::from_ref(&w));
+                    vars.read(&tokens, tokens.len() > 1);
+                }
             } else {
-                refs::envrc_words(&text).0
-            };
-            let tokens: Vec<&str> = strings
-                .iter()
-                .flat_map(|w| w.split([' ', '\t', '\n', ';', '&', '|']))
-                .filter(|t| !t.is_empty())
-                .collect();
-            for (k, t) in tokens.iter().enumerate() {
-                if let Some((name, value)) = t.split_once('=')
-                    && is_name(name.trim_end_matches([':', '?', '+', '!']))
-                {
-                    vars.assign(name.trim_end_matches([':', '?', '+', '!']), value);
-                }
-                if let [name, op, value, ..] = tokens[k..]
-                    && ASSIGNS.contains(&op)
-                    && is_name(name)
-                {
-                    vars.assign(name, value);
-                }
-                if let [_, name, "in", ..] = tokens[k..]
-                    && tokens[k] == "for"
-                    && is_name(name)
-                {
-                    for v in tokens[k + 3..]
-                        .iter()
-                        .take_while(|v| !matches!(**v, "do" | "do;"))
-                    {
-                        vars.assign(name, v.trim_end_matches(';'));
-                    }
-                }
+                let words = refs::envrc_words(&text).0;
+                vars.read(&tokens_of(&words), true);
             }
             // `${D:=tools}` and `${D=tools}` assign their default.
             let mut rest = text.as_ref();
@@ -152,9 +129,66 @@ impl Vars {
                 {
                     vars.assign(name, value);
                 }
+                // `${D:-tools}`: used where it may be unset.
+                if (after.starts_with(":-") || after.starts_with('-')) && is_name(name) {
+                    vars.defaulted.insert(name.to_string());
+                }
             }
         }
         vars
+    }
+
+    /// The assignments among one source's `tokens`; with `bare`, a name
+    /// used otherwise (`read D`, `printf -v D`, `mapfile D`) is given a
+    /// value no word shows (round 24's 24wa2, 24wa10).
+    fn read(&mut self, tokens: &[&str], bare: bool) {
+        for (k, t) in tokens.iter().enumerate() {
+            if let Some((name, value)) = t.split_once('=') {
+                let base = name.trim_end_matches([':', '?', '+', '!']);
+                if is_name(base) {
+                    if name.ends_with('+') {
+                        // `D+=/hooks` appends (24wa3).
+                        self.computed.insert(base.to_string());
+                    } else {
+                        self.assign(base, value);
+                    }
+                }
+                continue;
+            }
+            if let [name, op, value, ..] = tokens[k..]
+                && ASSIGNS.contains(&op)
+                && is_name(name)
+            {
+                if op == "+=" || op == "!=" {
+                    self.computed.insert(name.to_string());
+                } else {
+                    self.assign(name, value);
+                }
+                continue;
+            }
+            if *t == "for"
+                && let [_, name, "in", ..] = tokens[k..]
+                && is_name(name)
+            {
+                for v in tokens[k + 3..]
+                    .iter()
+                    .take_while(|v| !matches!(**v, "do" | "do;"))
+                {
+                    self.assign(name, v.trim_end_matches(';'));
+                }
+                continue;
+            }
+            if bare && is_name(t) {
+                let declared = tokens[..k]
+                    .iter()
+                    .rev()
+                    .find(|p| !p.starts_with('-'))
+                    .is_some_and(|p| DECLARES.contains(p));
+                if !declared {
+                    self.computed.insert(t.to_string());
+                }
+            }
+        }
     }
 
     fn assign(&mut self, name: &str, value: &str) {
@@ -175,8 +209,27 @@ impl Vars {
         if self.computed.contains(name) {
             return None;
         }
-        self.literal.get(name).map(Vec::as_slice)
+        match self.literal.get(name) {
+            Some(values) => Some(values),
+            None if self.defaulted.contains(name) => Some(&[]),
+            None => None,
+        }
     }
+}
+
+/// Commands that declare a variable without giving it a value of their
+/// own (`export D`, `local -r D`), and a loop's variable.
+const DECLARES: &[&str] = &[
+    "export", "readonly", "local", "declare", "typeset", "unset", "for",
+];
+
+/// The shell tokens of `words`: cut at blanks and command separators.
+fn tokens_of(words: &[String]) -> Vec<&str> {
+    words
+        .iter()
+        .flat_map(|w| w.split([' ', '\t', '\n', ';', '&', '|']))
+        .filter(|t| !t.is_empty())
+        .collect()
 }
 
 /// Whether `name` is a shell variable's name.

@@ -409,3 +409,99 @@ fn round_23s_legitimate_flows_name_only_what_they_run() {
         assert!(!r.names("src/server.py"), "{command}");
     }
 }
+
+/// Red team round 24, against round 23's fixes: a variable given its
+/// value by `read`, `printf -v` or `+=` beside a literal one (24wa2,
+/// 24wa10, 24wa3), an expansion that changes its value (24wa4, 24wa5,
+/// 24wa15), a glob as a loop's value (24wa8), and a directory's files run
+/// through `$(basename ...)`, `xargs sh`, `cd` and `./*`, or a script
+/// that lists the directory (24ga, 24ga2, 24ga3, 24ga4, 24ga7, 24ga8):
+/// each names the hook and what it runs now.
+#[test]
+fn v12_names_what_round_24_found() {
+    let hook = ("tools/hooks/a", "python3 lib/x.py\n");
+    let safe = ("tools/safe/a", "echo safe\n");
+    let shell: Vec<&str> = vec![
+        "HOOKS=tools/safe; read -r HOOKS < tools/hooks.txt; run-parts \\\"$HOOKS\\\"",
+        "HOOKS=tools/safe; printf -v HOOKS %s tools/hooks; run-parts \\\"$HOOKS\\\"",
+        "HOOKS=tools; HOOKS+=/hooks; run-parts \\\"$HOOKS\\\"",
+        "HOOKS=tools/safe; run-parts \\\"${HOOKS/safe/hooks}\\\"",
+        "HOOKS=_tools/hooks; run-parts \\\"${HOOKS#_}\\\"",
+        "HOOKS=tools/hooksX; run-parts \\\"${HOOKS:0:11}\\\"",
+        "for D in tools/*; do run-parts \\\"$D\\\"; done",
+        "for f in $(ls tools/hooks); do sh tools/hooks/$(basename $f); done",
+        "ls tools/hooks | sed 's|^|tools/hooks/|' | xargs -n1 sh",
+        "cd tools/hooks && for f in *; do sh \\\"./$f\\\"; done",
+    ];
+    for command in shell {
+        let task = tasks(command);
+        let r = named(&with_task(
+            &task,
+            &[hook, safe, ("tools/hooks.txt", "tools/hooks\n"), X],
+        ));
+        assert!(r.names("tools/hooks/a"), "{command}");
+        assert!(r.names("lib/x.py"), "{command}");
+    }
+    for (command, file, script) in [
+        (
+            "python3 tools/gen.py",
+            "tools/gen.py",
+            "import os, subprocess\nfor n in sorted(os.listdir(\"tools/hooks\")):\n    subprocess.run([\"sh\", f\"tools/hooks/{n}\"])\n",
+        ),
+        (
+            "node tools/gen.js",
+            "tools/gen.js",
+            "const fs = require(\"fs\"), cp = require(\"child_process\"), path = require(\"path\");\nfor (const f of fs.readdirSync(\"tools/hooks\")) cp.execFileSync(\"sh\", [path.join(\"tools/hooks\", f)]);\n",
+        ),
+        (
+            "python3 tools/gen.py",
+            "tools/gen.py",
+            "import os, subprocess\nfor n in os.listdir(\"tools/hooks\"):\n    subprocess.run([\"sh\", \"tools/hooks/\" + n])\n",
+        ),
+    ] {
+        let task = tasks(command);
+        let r = named(&with_task(&task, &[(file, script), hook, X]));
+        assert!(r.names("lib/x.py"), "{script}");
+        assert!(!r.names("src/server.py"), "{script}: everything named");
+    }
+}
+
+/// Round 24's false positive (24la2): a router importing 300 handlers at
+/// one step crossed the per-step bound; imported modules are bounded over
+/// every step instead. A default expansion of a variable no file assigns
+/// walks the default alone (round 21's 02c stays bounded).
+#[test]
+fn round_24s_legitimate_flows_name_only_what_they_run() {
+    let task = tasks("python3 -m app.main");
+    let main: String = (0..300)
+        .map(|i| format!("from .handlers import h{i}\n"))
+        .collect();
+    let handlers: Vec<(String, String)> = (0..300)
+        .map(|i| {
+            (
+                format!("app/handlers/h{i}.py"),
+                format!("def run():\n    return {i}\n"),
+            )
+        })
+        .collect();
+    let mut tree = with_task(
+        &task,
+        &[
+            ("app/__init__.py", ""),
+            ("app/handlers/__init__.py", ""),
+            ("app/main.py", main.as_str()),
+        ],
+    );
+    tree.extend(handlers.iter().map(|(p, b)| (p.as_str(), b.as_str())));
+    let r = named(&tree);
+    assert!(r.names("app/handlers/h7.py"));
+    assert!(!r.names("web/app.js"));
+
+    let task = tasks("run-parts \\\"${HOOKS:-tools/hooks}\\\"");
+    let r = named(&with_task(
+        &task,
+        &[("tools/hooks/a", "python3 lib/x.py\n"), X],
+    ));
+    assert!(r.names("lib/x.py"));
+    assert!(!r.names("src/server.py"));
+}
