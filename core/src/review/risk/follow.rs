@@ -216,10 +216,11 @@ pub(super) fn follow(
     reads: u8,
 ) -> (References, Vec<String>) {
     let f = follow_all(configs, names, rule, reads);
-    (f.refs, f.next)
+    (f.refs.sorted(), f.next)
 }
 
-/// What [`follow_all`] answers: the references, the files to read next,
+/// What [`follow_all`] answers: the references (not yet sorted: the
+/// ports' steps never read them; [`follow`] sorts them), the files to read next,
 /// and (v12) the directories a command walks that the ports have not
 /// listed yet.
 pub(super) struct Followed {
@@ -295,7 +296,7 @@ pub(super) fn follow_all(
             .map(|(d, _)| d)
             .collect();
         Followed {
-            refs: sorted(out),
+            refs: out,
             next: next.into_iter().collect(),
             list,
             list_below: below,
@@ -542,10 +543,6 @@ fn whole(c: &RunConfig, out: &mut References) -> Option<String> {
 
 fn base_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
-}
-
-fn sorted(out: References) -> References {
-    out.sorted()
 }
 
 /// The values of every `cwd` key of a tasks document (`options.cwd`, of
