@@ -4,6 +4,7 @@
 # /tmp/v12perf and prints, per binary, five start times, the processes a
 # start runs (strace -f) and its tier.
 set -u
+source "$(dirname "$0")/starts.sh"
 mkdir -p /tmp/v12perf
 trap 'rm -rf /tmp/v12perf' EXIT
 cd /tmp/v12perf
@@ -22,19 +23,4 @@ PY
 printf '{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"python3 tools/build.py && run-parts tools/hooks","runOptions":{"runOn":"folderOpen"}}]}' > .vscode/tasks.json
 git add -A && git commit -qm base
 cd ..
-for b in "$@"; do
-  times=()
-  for k in 1 2 3 4 5; do
-    rm -rf c; git clone -q r c; cd c; git config user.email a@b; git config user.name a
-    echo "fn changed() {}" >> src/m5.rs
-    $b init >/dev/null 2>&1
-    s=$(date +%s%N); $b start --json > ../out.json 2>&1; e=$(date +%s%N)
-    times+=($(( (e-s)/1000000 )))
-    cd ..
-  done
-  rm -rf c; git clone -q r c; cd c; echo "fn changed() {}" >> src/m5.rs; $b init >/dev/null 2>&1
-  procs=$(strace -f -e trace=execve -o /tmp/v12perf/st.txt $b start --json >/dev/null 2>&1; grep -c 'execve(' /tmp/v12perf/st.txt)
-  cd ..
-  sorted=$(printf '%s\n' "${times[@]}" | sort -n | tr '\n' ' ')
-  echo "$b: start ms (5 runs, sorted): $sorted; processes: $procs; $(jq -c '[.risk_level,.risk_reasons]' out.json)"
-done
+measure_starts "$@"
