@@ -737,3 +737,67 @@ fn a_router_importing_300_handlers_keeps_other_edits_medium() {
     assert_risk(&started, "medium", "code_change");
     t.signed_lands(&t.agent, &lineage, c);
 }
+
+/// Red team round 25, against round 24's fixes: a variable's name glued
+/// to a redirection or an option, `xargs` with an option's value or a
+/// wrapper before the shell, `find` tests that match a directory, exclude
+/// or are a regex, and a script listing with `ls` or running with
+/// `spawnv`: each medium and landed at the server before; high and
+/// refused now.
+#[test]
+fn what_a_task_runs_in_the_shapes_round_25_found_needs_the_maintainer() {
+    let x = ("lib/x.py", "print(1)\n");
+    let hook = ("tools/hooks/a", "#!/bin/sh\npython3 lib/x.py\n");
+    let safe = ("tools/safe/a", "#!/bin/sh\necho safe\n");
+    let text = ("tools/hooks.txt", "tools/hooks\n");
+    for command in [
+        "HOOKS=tools/safe; read -r HOOKS<tools/hooks.txt; run-parts \"$HOOKS\"",
+        "HOOKS=tools/safe; printf -vHOOKS %s tools/hooks; run-parts \"$HOOKS\"",
+        "HOOKS=tools/safe; mapfile -t HOOKS<<<tools/hooks; run-parts \"$HOOKS\"",
+        "ls tools/hooks | sed 's|^|tools/hooks/|' | xargs -n 1 sh",
+        "ls tools/hooks | sed 's|^|tools/hooks/|' | xargs -n1 env sh",
+        "find tools -name hooks -type d -exec run-parts {} \\;",
+        "find tools/hooks -type f ! -name '*.md' -exec sh {} \\;",
+        "find tools -regex '.*/hooks/.*' -exec sh {} \\;",
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(command, &[hook, safe, text, x], "lib/x.py");
+    }
+    for script in [
+        "import os\nfor n in os.popen(\"ls tools/hooks\").read().split():\n    os.popen(\"sh tools/hooks/\" + n)\n",
+        "import os\nfor n in os.listdir(\"tools/hooks\"):\n    os.spawnv(os.P_WAIT, \"/bin/sh\", [\"sh\", \"tools/hooks/\" + n])\n",
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(
+            "python3 tools/gen.py",
+            &[("tools/gen.py", script), hook, x],
+            "lib/x.py",
+        );
+    }
+}
+
+/// Round 25's false positives: a variable's name in an `echo` beside its
+/// literal value (25la) and a syntax check given files by `xargs`
+/// (25la6): an edit outside what they run is medium and lands.
+#[test]
+fn round_25s_legitimate_flows_stay_medium_and_land() {
+    let t = Team::new();
+    t.f.write(
+        ".vscode/tasks.json",
+        r#"{"version":"2.0.0","tasks":[{"label":"h","type":"shell","command":"sh tools/run.sh","runOptions":{"runOn":"folderOpen"}},{"label":"n","type":"shell","command":"git ls-files -z '*.sh' | xargs -0 bash -n","runOptions":{"runOn":"folderOpen"}}]}"#,
+    )
+    .unwrap();
+    t.f.write(
+        "tools/run.sh",
+        "hooks=tools/hooks\necho \"running hooks\"\nrun-parts \"$hooks\"\n",
+    )
+    .unwrap();
+    t.f.write("tools/hooks/a", "#!/bin/sh\necho hook\n")
+        .unwrap();
+    t.f.write("src/server.py", "print('serve')\n").unwrap();
+    let (lineage, _, c) = t.review_commit("hooks");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("src/server.py", "print('serve v2')\n").unwrap();
+    let (lineage, started, c) = t.review_commit("server");
+    assert_risk(&started, "medium", "code_change");
+    t.signed_lands(&t.agent, &lineage, c);
+}

@@ -69,14 +69,13 @@ pub(super) fn v12_tables(
     // word shows (round 24's 24ga2: `ls tools/hooks | sed ... | xargs -n1
     // sh`): every file, unless the runner is given a path.
     if matches!(name, "xargs" | "parallel")
-        && let Some(k) = lower[i + 1..]
+        && !lower[i + 1..]
             .iter()
-            .position(|w| !w.starts_with('-'))
-            .map(|k| i + 1 + k)
+            .take_while(|w| w.starts_with('-') || w.contains('/'))
+            .any(|w| matches!(w.as_str(), "-a" | "--arg-file"))
+        && let Some(k) = command_after(lower, i + 1)
         && is_runner(base_name(&lower[k]))
-        && lower
-            .get(k + 1)
-            .is_none_or(|n| n.starts_with('-') || !n.contains('/'))
+        && runs_its_input(lower, k)
     {
         sink.out.unread = true;
     }
@@ -181,9 +180,25 @@ pub(super) fn v12_tables(
         }
         seen
     };
+    // `find`'s name tests narrow its walk only when they select files by
+    // a glob: not a directory (`-type d`, whose files `-exec run-parts {}`
+    // runs), not negated or in an alternation, not a regex (round 25's
+    // 25fa, 25fa2, 25fa3).
+    // Its expression: the words after it, up to what it runs.
+    let expression = &lower[(i + 1).min(lower.len())
+        ..lower[i + 1..]
+            .iter()
+            .position(|w| structural::FIND_RUNS.contains(&w.as_str()))
+            .map_or(lower.len(), |p| i + 1 + p)];
+    let narrows = !expression.windows(2).any(|w| {
+        matches!(
+            w[0].as_str(),
+            "!" | "-not" | "-o" | "-or" | "-regex" | "-iregex"
+        ) || (w[0] == "-type" && w[1].contains('d'))
+    });
     let tests: Vec<&str> = lower
         .windows(2)
-        .filter(|w| structural::FIND_TESTS.contains(&w[0].as_str()))
+        .filter(|w| narrows && structural::FIND_TESTS.contains(&w[0].as_str()))
         .map(|w| w[1].as_str())
         .filter(|t| t.chars().any(|c| c.is_ascii_alphanumeric()))
         .collect();
@@ -302,6 +317,7 @@ const LISTS: &[&str] = &[
     "glob",
     "readdirsync",
     "readdir",
+    "ls",
     "opendir",
     "walk",
     "rglob",
@@ -325,6 +341,21 @@ const RUNS: &[&str] = &[
     "run_path",
     "check_call",
     "check_output",
+    "spawnv",
+    "spawnve",
+    "spawnvp",
+    "spawnl",
+    "spawnlp",
+    "execv",
+    "execve",
+    "execvp",
+    "execvpe",
+    "execl",
+    "execlp",
+    "require",
+    "import_module",
+    "__import__",
+    "run_module",
 ];
 
 /// v12: a script that lists a directory and runs something (`for n in
@@ -364,4 +395,68 @@ pub(super) fn walk_listed(
             });
         }
     }
+}
+
+/// `xargs`' and `parallel`'s options that take the next word as a value.
+const XARGS_VALUES: &[&str] = &[
+    "-n",
+    "-l",
+    "-p",
+    "-i",
+    "-d",
+    "-e",
+    "-s",
+    "-a",
+    "-j",
+    "--max-args",
+    "--max-lines",
+    "--max-procs",
+    "--delimiter",
+    "--eof",
+    "--max-chars",
+    "--arg-file",
+    "--jobs",
+];
+/// Commands that run the rest of their words as a command (`env sh`,
+/// `nice -n 5 sh`), with their options that take a value.
+const WRAPPERS: &[&str] = &[
+    "env", "command", "exec", "nice", "nohup", "timeout", "stdbuf", "setsid", "time", "busybox",
+    "sudo", "doas", "chrt", "ionice", "taskset",
+];
+
+/// The index of the command `xargs` (or a wrapper) runs: its first word
+/// at or after `from` that is no option, no option's value, no wrapper,
+/// no assignment and no number (round 25's 25xa, 25xa2: `xargs -n 1 sh`,
+/// `xargs -n1 env sh`).
+fn command_after(lower: &[String], from: usize) -> Option<usize> {
+    let mut k = from;
+    while let Some(w) = lower.get(k) {
+        if XARGS_VALUES.contains(&w.as_str()) {
+            k += 2;
+        } else if w.starts_with('-')
+            || WRAPPERS.contains(&base_name(w))
+            || w.contains('=')
+            || w.chars().all(|c| c.is_ascii_digit() || c == '.')
+        {
+            k += 1;
+        } else {
+            return Some(k);
+        }
+    }
+    None
+}
+
+/// Whether the runner at `k` runs the files its input names: not given
+/// a path, and not only checking them (`bash -n`, `python3 -m
+/// py_compile`: round 25's 25la6).
+fn runs_its_input(lower: &[String], k: usize) -> bool {
+    let next = lower.get(k + 1).map(String::as_str);
+    let checks = match next {
+        Some("-n") => true,
+        Some("-m") => lower
+            .get(k + 2)
+            .is_some_and(|m| matches!(m.as_str(), "py_compile" | "compileall")),
+        _ => false,
+    };
+    !checks && next.is_none_or(|n| n.starts_with('-') || !n.contains('/'))
 }

@@ -109,8 +109,23 @@ impl Vars {
                     vars.read(&tokens, tokens.len() > 1);
                 }
             } else {
-                let words = refs::envrc_words(&text).0;
-                vars.read(&tokens_of(&words), true);
+                // Line by line, so that each command's first word is
+                // known; quotes joined and comments left out, as
+                // `envrc_words` reads them.
+                let lines: Vec<String> = text
+                    .lines()
+                    .map(|l| l.split(" #").next().unwrap_or(l))
+                    .filter(|l| !l.trim_start().starts_with('#'))
+                    .map(|l| {
+                        let mut joined: String = l
+                            .chars()
+                            .filter(|c| !matches!(c, '"' | '\'' | '\\'))
+                            .collect();
+                        joined.push('\n');
+                        joined
+                    })
+                    .collect();
+                vars.read(&tokens_of(&lines), true);
             }
             // `${D:=tools}` and `${D=tools}` assign their default.
             let mut rest = text.as_ref();
@@ -142,6 +157,7 @@ impl Vars {
     /// used otherwise (`read D`, `printf -v D`, `mapfile D`) is given a
     /// value no word shows (round 24's 24wa2, 24wa10).
     fn read(&mut self, tokens: &[&str], bare: bool) {
+        let mut says = false;
         for (k, t) in tokens.iter().enumerate() {
             if let Some((name, value)) = t.split_once('=') {
                 let base = name.trim_end_matches([':', '?', '+', '!']);
@@ -172,13 +188,31 @@ impl Vars {
             {
                 for v in tokens[k + 3..]
                     .iter()
-                    .take_while(|v| !matches!(**v, "do" | "do;"))
+                    .take_while(|v| !matches!(**v, "do" | "do;" | ";"))
                 {
                     self.assign(name, v.trim_end_matches(';'));
                 }
                 continue;
             }
-            if bare && is_name(t) {
+            if *t == ";" {
+                says = false;
+                continue;
+            }
+            if k == 0 || tokens[k - 1] == ";" {
+                says = SAYS.contains(t);
+            }
+            // An option glued to the name it assigns (`printf -vD`,
+            // `read -aD`: 25wa3).
+            if let Some(name) = t.strip_prefix("-v").or_else(|| t.strip_prefix("-a"))
+                && is_name(name)
+            {
+                self.computed.insert(name.to_string());
+                says = false;
+            }
+            if *t == "-v" {
+                says = false;
+            }
+            if bare && !says && is_name(t) {
                 let declared = tokens[..k]
                     .iter()
                     .rev()
@@ -223,14 +257,40 @@ const DECLARES: &[&str] = &[
     "export", "readonly", "local", "declare", "typeset", "unset", "for",
 ];
 
-/// The shell tokens of `words`: cut at blanks and command separators.
+/// The shell tokens of `words`: cut at blanks, redirections and
+/// parentheses (`read D<f`, `D=$(cat f)`: round 25's 25wa), and each
+/// command separator (`;`, `&`, `|`, a line's end) kept as `;`.
 fn tokens_of(words: &[String]) -> Vec<&str> {
-    words
-        .iter()
-        .flat_map(|w| w.split([' ', '\t', '\n', ';', '&', '|']))
-        .filter(|t| !t.is_empty())
-        .collect()
+    let mut out = Vec::new();
+    for w in words {
+        let mut rest = w.as_str();
+        while !rest.is_empty() {
+            let end = rest
+                .find([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')'])
+                .unwrap_or(rest.len());
+            if end > 0 {
+                out.push(&rest[..end]);
+            }
+            let Some(sep) = rest[end..].chars().next() else {
+                break;
+            };
+            if matches!(sep, '\n' | ';' | '&' | '|') && out.last() != Some(&";") {
+                out.push(";");
+            }
+            rest = &rest[end + sep.len_utf8()..];
+        }
+        // A word of `envrc_words` is one of a command's words; a JSON
+        // string is a whole command line.
+        if w.contains([' ', '\t']) && out.last() != Some(&";") {
+            out.push(";");
+        }
+    }
+    out
 }
+
+/// Commands whose words are text, not variables (round 25's 25la: `echo
+/// "running hooks"` is no use of `$hooks`), but for `printf -v`.
+const SAYS: &[&str] = &["echo", "printf", "logger", "print", "log", "info", "warn"];
 
 /// Whether `name` is a shell variable's name.
 fn is_name(name: &str) -> bool {

@@ -505,3 +505,87 @@ fn round_24s_legitimate_flows_name_only_what_they_run() {
     assert!(r.names("lib/x.py"));
     assert!(!r.names("src/server.py"));
 }
+
+/// Red team round 25, against round 24's fixes: a variable read, printed
+/// or mapped into with its name glued to a redirection or an option
+/// (25wa, 25wa2, 25wa3, 25wa8), `xargs` with an option's value or a
+/// wrapper before the shell (25xa, 25xa2), `find` tests that match a
+/// directory, exclude or are a regex (25fa, 25fa2, 25fa3), and scripts
+/// that list with `ls` or run with `spawnv` or `require` (25ga, 25ga2,
+/// 25ga5, 25ga6): each names what the hook runs now.
+#[test]
+fn v12_names_what_round_25_found() {
+    let hook = ("tools/hooks/a", "python3 lib/x.py\n");
+    let safe = ("tools/safe/a", "echo safe\n");
+    for command in [
+        "HOOKS=tools/safe; read -r HOOKS<tools/hooks.txt; run-parts \\\"$HOOKS\\\"",
+        "HOOKS=tools/safe; read -r HOOKS<<<tools/hooks; run-parts \\\"$HOOKS\\\"",
+        "HOOKS=tools/safe; printf -vHOOKS %s tools/hooks; run-parts \\\"$HOOKS\\\"",
+        "HOOKS=tools/safe; mapfile -t HOOKS<<<tools/hooks; run-parts \\\"$HOOKS\\\"",
+        "ls tools/hooks | sed 's|^|tools/hooks/|' | xargs -n 1 sh",
+        "ls tools/hooks | sed 's|^|tools/hooks/|' | xargs -n1 env sh",
+        "find tools -name hooks -type d -exec run-parts {} \\\\;",
+        "find tools/hooks -type f ! -name '*.md' -exec sh {} \\\\;",
+        "find tools -regex '.*/hooks/.*' -exec sh {} \\\\;",
+    ] {
+        let task = tasks(command);
+        let r = named(&with_task(
+            &task,
+            &[hook, safe, ("tools/hooks.txt", "tools/hooks\n"), X],
+        ));
+        assert!(r.names("lib/x.py"), "{command}");
+    }
+    for (command, file, script) in [
+        (
+            "python3 tools/gen.py",
+            "tools/gen.py",
+            "import os\nfor n in os.popen(\"ls tools/hooks\").read().split():\n    os.popen(\"sh tools/hooks/\" + n)\n",
+        ),
+        (
+            "python3 tools/gen.py",
+            "tools/gen.py",
+            "import os\nfor n in os.listdir(\"tools/hooks\"):\n    os.spawnv(os.P_WAIT, \"/bin/sh\", [\"sh\", \"tools/hooks/\" + n])\n",
+        ),
+        (
+            "node tools/gen.js",
+            "tools/gen.js",
+            "const fs = require(\"fs\");\nfor (const f of fs.readdirSync(\"tools/hooks\")) require(\"./hooks/\" + f);\n",
+        ),
+        (
+            "perl tools/gen.pl",
+            "tools/gen.pl",
+            "for (split /\\n/, `ls tools/hooks`) { system(\"sh\", \"tools/hooks/\" . $_); }\n",
+        ),
+    ] {
+        let task = tasks(command);
+        let r = named(&with_task(&task, &[(file, script), hook, X]));
+        assert!(r.names("lib/x.py"), "{script}");
+        assert!(!r.names("src/server.py"), "{script}: everything named");
+    }
+}
+
+/// Round 25's false positives: a variable's name in an `echo` beside a
+/// literal value (25la), and a syntax check given files by `xargs`
+/// (25la6): other edits stay unnamed.
+#[test]
+fn round_25s_legitimate_flows_name_only_what_they_run() {
+    let task = tasks("sh tools/run.sh");
+    let r = named(&with_task(
+        &task,
+        &[
+            (
+                "tools/run.sh",
+                "hooks=tools/hooks\necho \"running hooks\"\nrun-parts \"$hooks\"\n",
+            ),
+            ("tools/hooks/a", "python3 lib/x.py\n"),
+            X,
+        ],
+    ));
+    assert!(r.names("lib/x.py"));
+    assert!(!r.names("src/server.py"));
+    let r = named(&with_task(
+        &tasks("git ls-files -z '*.sh' | xargs -0 bash -n"),
+        &[],
+    ));
+    assert!(!r.names("src/server.py"));
+}
