@@ -801,3 +801,64 @@ fn round_25s_legitimate_flows_stay_medium_and_land() {
     assert_risk(&started, "medium", "code_change");
     t.signed_lands(&t.agent, &lineage, c);
 }
+
+/// Red team round 26, against round 25's fixes: an array assignment and a
+/// name given by a value beside a literal one, `xargs` options read as
+/// written, wrappers' option values and `xargs run-parts`, `find` running
+/// a directory a name test matches, a path test and a test after the
+/// action, and `os.fwalk`: each medium and landed at the server before;
+/// high and refused now.
+#[test]
+fn what_a_task_runs_in_the_shapes_round_26_found_needs_the_maintainer() {
+    let x = ("lib/x.py", "print(1)\n");
+    let hook = ("tools/hooks/a", "#!/bin/sh\npython3 lib/x.py\n");
+    let safe = ("tools/safe/a", "#!/bin/sh\necho safe\n");
+    for command in [
+        "HOOKS=tools/safe; HOOKS=(tools/hooks); run-parts \"$HOOKS\"",
+        "HOOKS=tools/safe; N=HOOKS; printf -v \"$N\" %s tools/hooks; run-parts \"$HOOKS\"",
+        "ls tools/hooks | sed 's|^|tools/hooks/|' | xargs -l sh",
+        "ls tools/hooks | sed 's|^|tools/hooks/|' | xargs -n1 env -u CI sh",
+        "echo tools/hooks | xargs run-parts",
+        "find tools -name hooks -exec run-parts {} \\;",
+        "find tools -path '*/hooks/*' -exec sh {} \\;",
+        "find tools/hooks -type f -exec sh {} \\; -name '*.md'",
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(command, &[hook, safe, x], "lib/x.py");
+    }
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 tools/gen.py",
+        &[
+            (
+                "tools/gen.py",
+                "import os, subprocess\nfor d, _, fs, _ in os.fwalk(\"tools/hooks\"):\n    for f in fs:\n        subprocess.run([\"sh\", d + \"/\" + f])\n",
+            ),
+            hook,
+            x,
+        ],
+        "lib/x.py",
+    );
+}
+
+/// Round 26's false positives: `find` with a negated path test and with
+/// alternatives running tests, `find` removing what it finds, and `xargs`
+/// giving files to a linter module: an edit outside what they run is
+/// medium and lands.
+#[test]
+fn round_26s_legitimate_flows_stay_medium_and_land() {
+    let t = Team::new();
+    t.f.write(
+        ".vscode/tasks.json",
+        r#"{"version":"2.0.0","tasks":[{"label":"t","type":"shell","command":"find . -name '*_test.sh' -not -path './node_modules/*' -exec bash {} \\;","runOptions":{"runOn":"folderOpen"}},{"label":"c","type":"shell","command":"find . \\( -name '*.pyc' -o -name __pycache__ \\) -prune -exec rm -rf {} + && git ls-files | xargs python3 -m flake8","runOptions":{"runOn":"folderOpen"}}]}"#,
+    )
+    .unwrap();
+    t.f.write("tools/a_test.sh", "#!/bin/sh\necho ok\n")
+        .unwrap();
+    t.f.write("src/server.py", "print('serve')\n").unwrap();
+    let (lineage, _, c) = t.review_commit("tests");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    t.f.write("src/server.py", "print('serve v2')\n").unwrap();
+    let (lineage, started, c) = t.review_commit("server");
+    assert_risk(&started, "medium", "code_change");
+    t.signed_lands(&t.agent, &lineage, c);
+}

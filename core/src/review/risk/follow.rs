@@ -30,6 +30,7 @@ use super::RunConfig;
 use super::refs::{self, References};
 use crate::review::snapshot::CandidateContent;
 
+mod find;
 mod structural;
 mod tables;
 mod words;

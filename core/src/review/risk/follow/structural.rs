@@ -112,18 +112,6 @@ pub(super) const RUNS_DIRECTORY: &[&str] = &[
 /// Options of `find` (and `xargs`) that run what it finds.
 pub(super) const FIND_RUNS: &[&str] = &["-exec", "-execdir", "-ok", "-okdir", "xargs"];
 
-/// `find`'s tests that bound what it finds to names a glob matches.
-pub(super) const FIND_TESTS: &[&str] = &[
-    "-name",
-    "-iname",
-    "-path",
-    "-ipath",
-    "-wholename",
-    "-iwholename",
-    "-regex",
-    "-iregex",
-];
-
 /// Package runners that run a `package.json`'s `bin` or script.
 pub(super) const NPXS: &[&str] = &["npx", "pnpx", "bunx"];
 

@@ -68,14 +68,21 @@ pub(super) fn v12_tables(
     // `xargs sh` and `parallel sh` run what their input names, which no
     // word shows (round 24's 24ga2: `ls tools/hooks | sed ... | xargs -n1
     // sh`): every file, unless the runner is given a path.
+    // (Round 26: any runner among the next words, past options and
+    // wrappers however they take values: `xargs -l sh`, `xargs stdbuf -o L
+    // sh`; `run-parts` too.)
     if matches!(name, "xargs" | "parallel")
         && !lower[i + 1..]
             .iter()
             .take_while(|w| w.starts_with('-') || w.contains('/'))
             .any(|w| matches!(w.as_str(), "-a" | "--arg-file"))
-        && let Some(k) = command_after(lower, i + 1)
-        && is_runner(base_name(&lower[k]))
-        && runs_its_input(lower, k)
+        && (i + 1..lower.len().min(i + 9)).any(|k| {
+            let n = base_name(&lower[k]);
+            // Not a shell's builtin (`.`, `source`): `xargs` runs programs,
+            // and `find . | xargs cat`'s `.` is a directory.
+            (is_runner(n) && !matches!(n, "." | "source") || n == "run-parts")
+                && runs_its_input(lower, k)
+        })
     {
         sink.out.unread = true;
     }
@@ -130,10 +137,9 @@ pub(super) fn v12_tables(
     if !structural::RUNS_DIRECTORY.contains(&name) && !find {
         return;
     }
-    // Asked only of a walker: a scan of the whole source.
-    let runs = lower
-        .iter()
-        .any(|w| structural::FIND_RUNS.contains(&w.as_str()));
+    // Whether `find` runs what it finds (its action, or what `xargs`
+    // runs of its output); asked only of a walker.
+    let runs = find && super::find::runs(pieces, lower, i);
     if module.is_some() || lower.get(i + 1).is_some_and(|n| n == "-m") {
         // `python -m tools.gen` may run `tools/__pycache__/gen.*.pyc`
         // (round 21's 01d, 01e).
@@ -157,7 +163,11 @@ pub(super) fn v12_tables(
         }
         sink.below = false;
     }
-    let operands: Vec<&Piece> = if find {
+    let operands: Vec<&Piece> = if lower.get(i + 1).is_some_and(|n| n == "-m") {
+        // `python3 -m flake8 ...` runs the module (named above); what
+        // follows is its arguments (round 26's 26la3).
+        Vec::new()
+    } else if find {
         pieces[i + 1..]
             .iter()
             .skip_while(|n| structural::FIND_OPTIONS.contains(&n.text.as_str()))
@@ -180,28 +190,13 @@ pub(super) fn v12_tables(
         }
         seen
     };
-    // `find`'s name tests narrow its walk only when they select files by
-    // a glob: not a directory (`-type d`, whose files `-exec run-parts {}`
-    // runs), not negated or in an alternation, not a regex (round 25's
-    // 25fa, 25fa2, 25fa3).
-    // Its expression: the words after it, up to what it runs.
-    let expression = &lower[(i + 1).min(lower.len())
-        ..lower[i + 1..]
-            .iter()
-            .position(|w| structural::FIND_RUNS.contains(&w.as_str()))
-            .map_or(lower.len(), |p| i + 1 + p)];
-    let narrows = !expression.windows(2).any(|w| {
-        matches!(
-            w[0].as_str(),
-            "!" | "-not" | "-o" | "-or" | "-regex" | "-iregex"
-        ) || (w[0] == "-type" && w[1].contains('d'))
-    });
-    let tests: Vec<&str> = lower
-        .windows(2)
-        .filter(|w| narrows && structural::FIND_TESTS.contains(&w[0].as_str()))
-        .map(|w| w[1].as_str())
-        .filter(|t| t.chars().any(|c| c.is_ascii_alphanumeric()))
-        .collect();
+    // `find`'s name tests, when they bound what it runs (`find.rs`).
+    let tests = if find {
+        super::find::narrowing(pieces, lower, i)
+    } else {
+        Vec::new()
+    };
+    let tests: Vec<&str> = tests.iter().map(String::as_str).collect();
     let mut targets: Vec<String> = operands.iter().map(|p| p.text.clone()).collect();
     if operands.iter().any(|p| p.after_variable) {
         targets.extend(values.iter().cloned());
@@ -303,7 +298,7 @@ fn is_argument(name: &str) -> bool {
 }
 
 /// Whether `name` runs the file it is given: a shell or a runtime.
-fn is_runner(name: &str) -> bool {
+pub(super) fn is_runner(name: &str) -> bool {
     ["sh", "bash", "zsh", "dash", "ksh", "source", "."].contains(&name)
         || (structural::RUNS_DIRECTORY.contains(&name) && name != "run-parts")
 }
@@ -318,13 +313,15 @@ const LISTS: &[&str] = &[
     "readdirsync",
     "readdir",
     "ls",
+    "fwalk",
+    "opendirsync",
     "opendir",
     "walk",
     "rglob",
     "walkdir",
 ];
 /// Of [`LISTS`], those that list every file below.
-const LISTS_BELOW: &[&str] = &["walk", "rglob", "walkdir"];
+const LISTS_BELOW: &[&str] = &["walk", "rglob", "walkdir", "fwalk"];
 /// Words of a script that runs another program.
 const RUNS: &[&str] = &[
     "subprocess",
@@ -353,6 +350,8 @@ const RUNS: &[&str] = &[
     "execl",
     "execlp",
     "require",
+    "posix_spawn",
+    "posix_spawnp",
     "import_module",
     "__import__",
     "run_module",
@@ -400,11 +399,11 @@ pub(super) fn walk_listed(
 /// `xargs`' and `parallel`'s options that take the next word as a value.
 const XARGS_VALUES: &[&str] = &[
     "-n",
-    "-l",
-    "-p",
-    "-i",
+    "-L",
+    "-P",
+    "-I",
     "-d",
-    "-e",
+    "-E",
     "-s",
     "-a",
     "-j",
@@ -424,14 +423,15 @@ const WRAPPERS: &[&str] = &[
     "sudo", "doas", "chrt", "ionice", "taskset",
 ];
 
-/// The index of the command `xargs` (or a wrapper) runs: its first word
-/// at or after `from` that is no option, no option's value, no wrapper,
-/// no assignment and no number (round 25's 25xa, 25xa2: `xargs -n 1 sh`,
-/// `xargs -n1 env sh`).
-fn command_after(lower: &[String], from: usize) -> Option<usize> {
+/// The index of the command an action or `xargs` runs: its first word
+/// at or after `from` that is no option, no option's value (read as
+/// written: `-l` is not `-L`), no wrapper, no assignment and no number
+/// (round 25's 25xa, 25xa2: `xargs -n 1 sh`, `xargs -n1 env sh`).
+pub(super) fn command_after(pieces: &[Piece], from: usize) -> Option<usize> {
     let mut k = from;
-    while let Some(w) = lower.get(k) {
-        if XARGS_VALUES.contains(&w.as_str()) {
+    while let Some(p) = pieces.get(k) {
+        let w = p.text.as_str();
+        if XARGS_VALUES.contains(&w) {
             k += 2;
         } else if w.starts_with('-')
             || WRAPPERS.contains(&base_name(w))
@@ -451,12 +451,8 @@ fn command_after(lower: &[String], from: usize) -> Option<usize> {
 /// py_compile`: round 25's 25la6).
 fn runs_its_input(lower: &[String], k: usize) -> bool {
     let next = lower.get(k + 1).map(String::as_str);
-    let checks = match next {
-        Some("-n") => true,
-        Some("-m") => lower
-            .get(k + 2)
-            .is_some_and(|m| matches!(m.as_str(), "py_compile" | "compileall")),
-        _ => false,
-    };
+    // A shell's `-n`, node's `--check`, or a module `-m` runs (a linter,
+    // a compiler: round 26's 26la3) rather than the input.
+    let checks = matches!(next, Some("-n" | "--check" | "-m"));
     !checks && next.is_none_or(|n| n.starts_with('-') || !n.contains('/'))
 }

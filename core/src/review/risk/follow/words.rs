@@ -85,6 +85,10 @@ pub(super) struct Vars {
     /// Names expanded with a default (`${D:-tools}`): unset, they are
     /// the default, which the expansion's word shows.
     defaulted: BTreeSet<String>,
+    /// Whether some source assigns a variable whose name is itself a
+    /// value (`eval "$N=x"`, `printf -v "$N"`, `declare "$N=x"`: round
+    /// 26's 26wa4, 26wa6): then no variable's value is known.
+    dynamic: bool,
 }
 
 impl Vars {
@@ -198,6 +202,22 @@ impl Vars {
                 says = false;
                 continue;
             }
+            // A name given by a value: `eval`, or an assigning command's
+            // operand that is an expansion.
+            if *t == "eval"
+                || (t.starts_with('$')
+                    && (k > 0 && tokens[k - 1] == "-v"
+                        || tokens[..k]
+                            .iter()
+                            .rev()
+                            .find(|p| !p.starts_with('-'))
+                            .is_some_and(|p| {
+                                ["read", "mapfile", "readarray"].contains(p)
+                                    || DECLARES[..5].contains(p)
+                            })))
+            {
+                self.dynamic = true;
+            }
             if k == 0 || tokens[k - 1] == ";" {
                 says = SAYS.contains(t);
             }
@@ -227,9 +247,11 @@ impl Vars {
 
     fn assign(&mut self, name: &str, value: &str) {
         let value = value.trim_matches(['"', '\'']);
-        if value.contains(['$', '`']) {
+        // Empty as cut: `D=(tools/hooks)`, an array (round 26's 26wa2), or
+        // `D=` before a redirection.
+        if value.is_empty() || value.contains(['$', '`']) {
             self.computed.insert(name.to_string());
-        } else if !value.is_empty() {
+        } else {
             self.literal
                 .entry(name.to_string())
                 .or_default()
@@ -240,7 +262,7 @@ impl Vars {
     /// Every literal value `name` has, when it has one and none computed
     /// at run time (else the variable may hold any directory).
     pub(super) fn literal(&self, name: &str) -> Option<&[String]> {
-        if self.computed.contains(name) {
+        if self.dynamic || self.computed.contains(name) {
             return None;
         }
         match self.literal.get(name) {
@@ -268,8 +290,9 @@ fn tokens_of(words: &[String]) -> Vec<&str> {
             let end = rest
                 .find([' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')'])
                 .unwrap_or(rest.len());
-            if end > 0 {
-                out.push(&rest[..end]);
+            let token = rest[..end].trim_matches(['"', '\'']);
+            if !token.is_empty() {
+                out.push(token);
             }
             let Some(sep) = rest[end..].chars().next() else {
                 break;

@@ -589,3 +589,68 @@ fn round_25s_legitimate_flows_name_only_what_they_run() {
     ));
     assert!(!r.names("src/server.py"));
 }
+
+/// Red team round 26, against round 25's fixes: an array assignment or
+/// a name given by a value beside a literal one (26wa2, 26wa4, 26wa6),
+/// `xargs` reading options as written, wrappers' own option values and
+/// `xargs run-parts` (26xa2, 26xa3, 26xa5, 26xa6), `find` running a
+/// directory a name test matches, a path test and a test after the
+/// action (26fa, 26fa2, 26fa3), and more listing and running words
+/// (26ga2, 26ga3, 26ga6): each names what the hook runs now.
+#[test]
+fn v12_names_what_round_26_found() {
+    let hook = ("tools/hooks/a", "python3 lib/x.py\n");
+    let safe = ("tools/safe/a", "echo safe\n");
+    let pre = "ls tools/hooks | sed 's|^|tools/hooks/|'";
+    let xargs: Vec<String> = [
+        "xargs -l sh",
+        "xargs -n1 stdbuf -o L sh",
+        "xargs -n1 env -u CI sh",
+    ]
+    .iter()
+    .map(|x| format!("{pre} | {x}"))
+    .collect();
+    let mut commands: Vec<&str> = vec![
+        "HOOKS=tools/safe; HOOKS=(tools/hooks); run-parts \\\"$HOOKS\\\"",
+        "HOOKS=tools/safe; N=HOOKS; eval \\\"$N=tools/hooks\\\"; run-parts \\\"$HOOKS\\\"",
+        "HOOKS=tools/safe; N=HOOKS; printf -v \\\"$N\\\" %s tools/hooks; run-parts \\\"$HOOKS\\\"",
+        "echo tools/hooks | xargs run-parts",
+        "find tools -name hooks -exec run-parts {} \\\\;",
+        "find tools -path '*/hooks/*' -exec sh {} \\\\;",
+        "find tools/hooks -type f -exec sh {} \\\\; -name '*.md'",
+    ];
+    commands.extend(xargs.iter().map(String::as_str));
+    for command in commands {
+        let task = tasks(command);
+        let r = named(&with_task(&task, &[hook, safe, X]));
+        assert!(r.names("lib/x.py"), "{command}");
+    }
+    for script in [
+        "import os, subprocess\nfor d, _, fs, _ in os.fwalk(\"tools/hooks\"):\n    for f in fs:\n        subprocess.run([\"sh\", d + \"/\" + f])\n",
+        "import os\nfor n in os.listdir(\"tools/hooks\"):\n    os.posix_spawn(\"/bin/sh\", [\"sh\", \"tools/hooks/\" + n], {})\n",
+    ] {
+        let task = tasks("python3 tools/gen.py");
+        let r = named(&with_task(&task, &[("tools/gen.py", script), hook, X]));
+        assert!(r.names("lib/x.py"), "{script}");
+    }
+}
+
+/// Round 26's false positives: `find` with a negated path test, with
+/// alternatives, or removing and checking what it finds (26la2, 26la2b,
+/// 26la6), and `xargs` giving files to a linter module or a syntax check
+/// (26la3, 26la3b): other edits stay unnamed.
+#[test]
+fn round_26s_legitimate_flows_name_only_what_they_run() {
+    for command in [
+        "find . -name '*_test.sh' -not -path './node_modules/*' -exec bash {} \\\\;",
+        "find . \\\\( -name a.sh -o -name b.sh \\\\) -exec bash {} \\\\;",
+        "find . \\\\( -name '*.pyc' -o -name __pycache__ \\\\) -prune -exec rm -rf {} +",
+        "find . -name '*.sh' ! -path './.git/*' | xargs shellcheck",
+        "git ls-files | xargs python3 -m flake8",
+        "git ls-files -z '*.js' | xargs -0 node --check",
+        "find . \\( -name '*.pyc' -o -name __pycache__ \\) -prune -exec rm -rf {} + && git ls-files | xargs python3 -m flake8",
+    ] {
+        let r = named(&with_task(&tasks(command), &[]));
+        assert!(!r.names("src/server.py"), "{command}");
+    }
+}
