@@ -495,35 +495,25 @@ fn what_a_task_runs_in_the_shapes_round_22_found_needs_the_maintainer() {
 /// outside what they run is medium and lands with the agent's signature.
 #[test]
 fn round_22s_legitimate_flows_stay_medium_and_land() {
-    let t = Team::new();
-    t.f.write(
-        ".vscode/tasks.json",
-        r#"{"version":"2.0.0","tasks":[{"label":"s","type":"shell","command":"python3 -m app.main","runOptions":{"runOn":"folderOpen"}},{"label":"h","type":"shell","command":"run-parts \"$HOOKS\"","runOptions":{"runOn":"folderOpen"}}]}"#,
-    )
-    .unwrap();
-    for (path, body) in [
-        (".envrc", "export HOOKS=tools/hooks\n"),
-        ("tools/hooks/a", "#!/bin/sh\necho hook\n"),
-        ("app/__init__.py", ""),
-        ("app/main.py", "from .a import run\nrun()\n"),
-        ("app/a.py", "from .b import run\n"),
-        ("app/b.py", "from .c import run\n"),
-        ("app/c.py", "from .d import run\n"),
-        ("app/d.py", "import os, json\nfrom .e import run\n"),
-        ("app/e.py", "def run():\n    print('ok')\n"),
-        ("web/app.js", "console.log(1);\n"),
-    ] {
-        t.f.write(path, body).unwrap();
-    }
-    let (lineage, _, c) = t.review_commit("service");
-    t.sign(&t.agent, &lineage);
-    t.signed_lands(&t.alice, &lineage, c);
-    for edited in ["web/app.js", "src/server.py"] {
-        t.f.write(edited, "// edited\n").unwrap();
-        let (lineage, started, c) = t.review_commit(edited);
-        assert_risk(&started, "medium", "code_change");
-        t.signed_lands(&t.agent, &lineage, c);
-    }
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                r#"{"version":"2.0.0","tasks":[{"label":"s","type":"shell","command":"python3 -m app.main","runOptions":{"runOn":"folderOpen"}},{"label":"h","type":"shell","command":"run-parts \"$HOOKS\"","runOptions":{"runOn":"folderOpen"}}]}"#,
+            ),
+            (".envrc", "export HOOKS=tools/hooks\n"),
+            ("tools/hooks/a", "#!/bin/sh\necho hook\n"),
+            ("app/__init__.py", ""),
+            ("app/main.py", "from .a import run\nrun()\n"),
+            ("app/a.py", "from .b import run\n"),
+            ("app/b.py", "from .c import run\n"),
+            ("app/c.py", "from .d import run\n"),
+            ("app/d.py", "import os, json\nfrom .e import run\n"),
+            ("app/e.py", "def run():\n    print('ok')\n"),
+            ("web/app.js", "console.log(1);\n"),
+        ],
+        &["web/app.js", "src/server.py"],
+    );
 }
 
 /// Red team round 23, against round 22's fixes: a module past the reads
@@ -605,35 +595,27 @@ fn what_a_task_runs_in_the_shapes_round_23_found_needs_the_maintainer() {
 /// outside what they run is medium and lands with the agent's signature.
 #[test]
 fn round_23s_legitimate_flows_stay_medium_and_land() {
-    let t = Team::new();
-    t.f.write(
-        ".vscode/tasks.json",
-        r#"{"version":"2.0.0","tasks":[{"label":"s","type":"shell","command":"python3 -m app.main","runOptions":{"runOn":"folderOpen"}},{"label":"c","type":"shell","command":"sh tools/clean.sh build","runOptions":{"runOn":"folderOpen"}}]}"#,
-    )
-    .unwrap();
-    for (path, body) in [
-        ("app/__init__.py", ""),
-        ("common/__init__.py", ""),
-        ("app/main.py", "from .a import run\nrun()\n"),
-        ("app/a.py", "from .b import run\n"),
-        ("app/b.py", "from .c import run\n"),
-        (
-            "app/c.py",
-            "from common.util import helper\ndef run():\n    helper()\n",
-        ),
-        ("common/util.py", "def helper():\n    print('ok')\n"),
-        ("tools/clean.sh", "find \"$1\" -name '*.orig' -delete\n"),
-        ("web/app.js", "console.log(1);\n"),
-    ] {
-        t.f.write(path, body).unwrap();
-    }
-    let (lineage, _, c) = t.review_commit("service");
-    t.sign(&t.agent, &lineage);
-    t.signed_lands(&t.alice, &lineage, c);
-    t.f.write("web/app.js", "// edited\n").unwrap();
-    let (lineage, started, c) = t.review_commit("web");
-    assert_risk(&started, "medium", "code_change");
-    t.signed_lands(&t.agent, &lineage, c);
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                r#"{"version":"2.0.0","tasks":[{"label":"s","type":"shell","command":"python3 -m app.main","runOptions":{"runOn":"folderOpen"}},{"label":"c","type":"shell","command":"sh tools/clean.sh build","runOptions":{"runOn":"folderOpen"}}]}"#,
+            ),
+            ("app/__init__.py", ""),
+            ("common/__init__.py", ""),
+            ("app/main.py", "from .a import run\nrun()\n"),
+            ("app/a.py", "from .b import run\n"),
+            ("app/b.py", "from .c import run\n"),
+            (
+                "app/c.py",
+                "from common.util import helper\ndef run():\n    helper()\n",
+            ),
+            ("common/util.py", "def helper():\n    print('ok')\n"),
+            ("tools/clean.sh", "find \"$1\" -name '*.orig' -delete\n"),
+            ("web/app.js", "console.log(1);\n"),
+        ],
+        &["web/app.js"],
+    );
 }
 
 /// Red team round 24, against round 23's fixes: a variable given its value
@@ -709,33 +691,29 @@ fn what_a_task_runs_in_the_shapes_round_24_found_needs_the_maintainer() {
 /// bound); an edit outside it is medium and lands now.
 #[test]
 fn a_router_importing_300_handlers_keeps_other_edits_medium() {
-    let t = Team::new();
-    t.f.write(
-        ".vscode/tasks.json",
-        r#"{"version":"2.0.0","tasks":[{"label":"s","type":"shell","command":"python3 -m app.main","runOptions":{"runOn":"folderOpen"}}]}"#,
-    )
-    .unwrap();
-    t.f.write("app/__init__.py", "").unwrap();
-    t.f.write("app/handlers/__init__.py", "").unwrap();
     let main: String = (0..300)
         .map(|i| format!("from .handlers import h{i}\n"))
         .collect();
-    t.f.write("app/main.py", &main).unwrap();
-    for i in 0..300 {
-        t.f.write(
-            &format!("app/handlers/h{i}.py"),
-            format!("def run():\n    return {i}\n"),
-        )
-        .unwrap();
-    }
-    t.f.write("web/app.js", "console.log(1);\n").unwrap();
-    let (lineage, _, c) = t.review_commit("router");
-    t.sign(&t.agent, &lineage);
-    t.signed_lands(&t.alice, &lineage, c);
-    t.f.write("web/app.js", "// edited\n").unwrap();
-    let (lineage, started, c) = t.review_commit("web");
-    assert_risk(&started, "medium", "code_change");
-    t.signed_lands(&t.agent, &lineage, c);
+    let handlers: Vec<(String, String)> = (0..300)
+        .map(|i| {
+            (
+                format!("app/handlers/h{i}.py"),
+                format!("def run():\n    return {i}\n"),
+            )
+        })
+        .collect();
+    let mut files = vec![
+        (
+            ".vscode/tasks.json",
+            r#"{"version":"2.0.0","tasks":[{"label":"s","type":"shell","command":"python3 -m app.main","runOptions":{"runOn":"folderOpen"}}]}"#,
+        ),
+        ("app/__init__.py", ""),
+        ("app/handlers/__init__.py", ""),
+        ("app/main.py", main.as_str()),
+        ("web/app.js", "console.log(1);\n"),
+    ];
+    files.extend(handlers.iter().map(|(p, b)| (p.as_str(), b.as_str())));
+    edits_the_configuration_does_not_run_stay_medium(&files, &["web/app.js"]);
 }
 
 /// Red team round 25, against round 24's fixes: a variable's name glued
@@ -779,27 +757,21 @@ fn what_a_task_runs_in_the_shapes_round_25_found_needs_the_maintainer() {
 /// (25la6): an edit outside what they run is medium and lands.
 #[test]
 fn round_25s_legitimate_flows_stay_medium_and_land() {
-    let t = Team::new();
-    t.f.write(
-        ".vscode/tasks.json",
-        r#"{"version":"2.0.0","tasks":[{"label":"h","type":"shell","command":"sh tools/run.sh","runOptions":{"runOn":"folderOpen"}},{"label":"n","type":"shell","command":"git ls-files -z '*.sh' | xargs -0 bash -n","runOptions":{"runOn":"folderOpen"}}]}"#,
-    )
-    .unwrap();
-    t.f.write(
-        "tools/run.sh",
-        "hooks=tools/hooks\necho \"running hooks\"\nrun-parts \"$hooks\"\n",
-    )
-    .unwrap();
-    t.f.write("tools/hooks/a", "#!/bin/sh\necho hook\n")
-        .unwrap();
-    t.f.write("src/server.py", "print('serve')\n").unwrap();
-    let (lineage, _, c) = t.review_commit("hooks");
-    t.sign(&t.agent, &lineage);
-    t.signed_lands(&t.alice, &lineage, c);
-    t.f.write("src/server.py", "print('serve v2')\n").unwrap();
-    let (lineage, started, c) = t.review_commit("server");
-    assert_risk(&started, "medium", "code_change");
-    t.signed_lands(&t.agent, &lineage, c);
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                r#"{"version":"2.0.0","tasks":[{"label":"h","type":"shell","command":"sh tools/run.sh","runOptions":{"runOn":"folderOpen"}},{"label":"n","type":"shell","command":"git ls-files -z '*.sh' | xargs -0 bash -n","runOptions":{"runOn":"folderOpen"}}]}"#,
+            ),
+            (
+                "tools/run.sh",
+                "hooks=tools/hooks\necho \"running hooks\"\nrun-parts \"$hooks\"\n",
+            ),
+            ("tools/hooks/a", "#!/bin/sh\necho hook\n"),
+            ("src/server.py", "print('serve')\n"),
+        ],
+        &["src/server.py"],
+    );
 }
 
 /// Red team round 26, against round 25's fixes: an array assignment and a
@@ -845,20 +817,15 @@ fn what_a_task_runs_in_the_shapes_round_26_found_needs_the_maintainer() {
 /// medium and lands.
 #[test]
 fn round_26s_legitimate_flows_stay_medium_and_land() {
-    let t = Team::new();
-    t.f.write(
-        ".vscode/tasks.json",
-        r#"{"version":"2.0.0","tasks":[{"label":"t","type":"shell","command":"find . -name '*_test.sh' -not -path './node_modules/*' -exec bash {} \\;","runOptions":{"runOn":"folderOpen"}},{"label":"c","type":"shell","command":"find . \\( -name '*.pyc' -o -name __pycache__ \\) -prune -exec rm -rf {} + && git ls-files | xargs python3 -m flake8","runOptions":{"runOn":"folderOpen"}}]}"#,
-    )
-    .unwrap();
-    t.f.write("tools/a_test.sh", "#!/bin/sh\necho ok\n")
-        .unwrap();
-    t.f.write("src/server.py", "print('serve')\n").unwrap();
-    let (lineage, _, c) = t.review_commit("tests");
-    t.sign(&t.agent, &lineage);
-    t.signed_lands(&t.alice, &lineage, c);
-    t.f.write("src/server.py", "print('serve v2')\n").unwrap();
-    let (lineage, started, c) = t.review_commit("server");
-    assert_risk(&started, "medium", "code_change");
-    t.signed_lands(&t.agent, &lineage, c);
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                r#"{"version":"2.0.0","tasks":[{"label":"t","type":"shell","command":"find . -name '*_test.sh' -not -path './node_modules/*' -exec bash {} \\;","runOptions":{"runOn":"folderOpen"}},{"label":"c","type":"shell","command":"find . \\( -name '*.pyc' -o -name __pycache__ \\) -prune -exec rm -rf {} + && git ls-files | xargs python3 -m flake8","runOptions":{"runOn":"folderOpen"}}]}"#,
+            ),
+            ("tools/a_test.sh", "#!/bin/sh\necho ok\n"),
+            ("src/server.py", "print('serve')\n"),
+        ],
+        &["src/server.py"],
+    );
 }

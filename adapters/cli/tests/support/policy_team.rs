@@ -233,3 +233,22 @@ pub fn an_edit_the_configuration_runs_needs_the_maintainer(files: &[(&str, &str)
     assert_eq!(started["risk_level"], "high", "{files:?}: {started}");
     high_yet_agent_alone_is_refused(&t, &lineage, &started);
 }
+
+/// A maintainer approves `files` (auto-run configurations and what they
+/// run); the agent alone then edits each of `edited`, which none of them
+/// runs: medium, and it lands with the agent's signature.
+pub fn edits_the_configuration_does_not_run_stay_medium(files: &[(&str, &str)], edited: &[&str]) {
+    let t = Team::new();
+    for (path, body) in files {
+        t.f.write(path, body).unwrap();
+    }
+    let (lineage, _, c) = t.review_commit("auto-run configuration");
+    t.sign(&t.agent, &lineage);
+    t.signed_lands(&t.alice, &lineage, c);
+    for path in edited {
+        t.f.write(path, "// edited\n").unwrap();
+        let (lineage, started, c) = t.review_commit(path);
+        assert_risk(&started, "medium", "code_change");
+        t.signed_lands(&t.agent, &lineage, c);
+    }
+}
