@@ -794,6 +794,8 @@ fn what_a_task_runs_in_the_shapes_round_26_found_needs_the_maintainer() {
         "find tools -name hooks -exec run-parts {} \\;",
         "find tools -path '*/hooks/*' -exec sh {} \\;",
         "find tools/hooks -type f -exec sh {} \\; -name '*.md'",
+        // Found in review: what `find` prints may run after it.
+        "find . -name '*.sh' -exec cat {} + | sh",
     ] {
         an_edit_the_task_runs_needs_the_maintainer(command, &[hook, safe, x], "lib/x.py");
     }

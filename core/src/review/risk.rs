@@ -465,35 +465,22 @@ impl RiskPolicy {
 
     /// The files to read from both trees after `done` reads of what the
     /// configurations run (v11's [`RiskPolicy::references_followed`]),
-    /// given `configs`: the configurations and the files read so far.
-    /// At `done` equal to the policy's reads, the files one step beyond:
-    /// read only to learn whether the trees hold one (then the
-    /// classification takes the configurations as not read whole). Empty
-    /// when nothing is left to read, past that step, or when more than the
-    /// policy allows at one step (the classification then takes the
-    /// configurations as not read whole too).
-    /// Each is read as a configuration is: through the trees' links, at
-    /// most [`RiskPolicy::MAX_CONFIG_BYTES`], absent ones left out.
+    /// given `configs`: the configurations and the files read so far; the
+    /// files of [`RiskPolicy::reference_step`] (none while directories
+    /// are left to list, past the last step, or over the policy's bound
+    /// at one step: the classification then takes the configurations as
+    /// not read whole). Each is read as a configuration is: through the
+    /// trees' links, at most [`RiskPolicy::MAX_CONFIG_BYTES`], absent ones
+    /// left out.
     pub fn reference_reads(&self, configs: &[RunConfig], done: u8) -> Vec<String> {
-        match &self.references_followed {
-            Some(rule) if done <= rule.reads && !self.auto_run_reference_configs.is_empty() => {
-                let (_, next) =
-                    follow::follow(configs, &self.auto_run_reference_configs, rule, done);
-                if next.len() > rule.names_bound() {
-                    Vec::new()
-                } else {
-                    next
-                }
-            }
-            _ => Vec::new(),
-        }
+        self.reference_step(configs, done).read
     }
 
     /// One step of what the ports read after `done` reads, given
     /// `configs`: the directories v12's walks need listed first (`run-parts
     /// tools/hooks`, `include tools/*.mk`; with every file below them:
     /// `find tools`, `tools/*/run.sh`), each not yet listed, and, when none
-    /// is left to list, the files to read ([`RiskPolicy::reference_reads`]).
+    /// is left to list, the files to read.
     /// The ports list each directory in both trees
     /// ([`RiskPolicy::reference_list_bound`] files at most), read the files
     /// listed into the configurations, add [`Listed::marker`] at the

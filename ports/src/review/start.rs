@@ -577,7 +577,8 @@ fn read_capped<G: GitPort + ?Sized>(
 /// [`GitPort::read_paths`] (no process of its own: the object reader
 /// already running, asked once for them all), at most [`RiskPolicy::MAX_CONFIG_BYTES`] of it (a
 /// longer one passed as not complete, which names every changed file);
-/// then the files they run, as [`RiskPolicy::reference_reads`] names them,
+/// then the directories they walk and the files they run, as
+/// [`RiskPolicy::reference_step`] names them,
 /// one request a step.
 pub(crate) fn run_configs<G: GitPort + ?Sized>(
     git: &G,

@@ -732,7 +732,7 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
                 sink.below = false;
                 continue;
             }
-            v12_tables(pieces, &lower, i, (&dirs, &words.values), sink);
+            v12_tables(pieces, &lower, i, &dirs, sink);
         }
         if MAKES.contains(&name) {
             sink.each(&dirs, MAKEFILES, true);

@@ -6,50 +6,30 @@ use super::structural;
 use super::tables::command_after;
 use super::{Piece, base_name};
 
-/// Commands that read or change what they are given without running it:
-/// `find -exec rm -rf {} +`, `find ... | xargs shellcheck` walk nothing
-/// (round 26's 26la6).
+/// Commands that change what they are given in place, check it, or
+/// drop it, and print nothing a shell could run nor place a copy a later
+/// command could: `find -exec rm -rf {} +`, `find ... | xargs shellcheck`
+/// run nothing they find (round 26's 26la6). Printers (`cat`, `echo`),
+/// copies (`cp`, `mv`) and archives are not among them: `find -exec cat
+/// {} + | sh` runs what it finds.
 const RUNS_NOTHING: &[&str] = &[
     "rm",
     "rmdir",
-    "cp",
-    "mv",
     "chmod",
     "chown",
     "chgrp",
     "touch",
-    "ls",
-    "cat",
-    "echo",
-    "printf",
-    "grep",
-    "egrep",
-    "fgrep",
-    "rg",
     "wc",
     "stat",
-    "file",
-    "head",
-    "tail",
     "du",
-    "shellcheck",
-    "shfmt",
-    "dos2unix",
-    "gzip",
-    "gunzip",
-    "xz",
-    "zip",
-    "md5sum",
-    "sha1sum",
-    "sha256sum",
-    "basename",
-    "dirname",
-    "realpath",
-    "readlink",
+    "file",
     "test",
     "[",
     "true",
     "false",
+    "shellcheck",
+    "shfmt",
+    "dos2unix",
     "clang-format",
     "prettier",
     "black",

@@ -61,7 +61,7 @@ pub(super) fn v12_tables(
     pieces: &[Piece],
     lower: &[String],
     i: usize,
-    (dirs, values): (&[String], &[String]),
+    dirs: &[String],
     sink: &mut Sink<'_>,
 ) {
     let name = base_name(&lower[i]);
@@ -126,8 +126,8 @@ pub(super) fn v12_tables(
     }
     // A walker runs what the directories it is given hold: its operands
     // (past options and their values: `run-parts -a start tools/hooks`),
-    // and, given a variable, every value the source assigns (round 20's
-    // 01a, 01e). `find` walks its start points, every file below, or
+    // and, given a variable, every literal value the files followed give
+    // that name (round 20's 01a, 01e; `Vars`). `find` walks its start points, every file below, or
     // those its name tests match (01b, 01c).
     // `find`'s output may be run however it is used (`for c in $(find
     // tools -type f)`, round 21's 01f, 01h): it walks its start points
@@ -198,9 +198,6 @@ pub(super) fn v12_tables(
     };
     let tests: Vec<&str> = tests.iter().map(String::as_str).collect();
     let mut targets: Vec<String> = operands.iter().map(|p| p.text.clone()).collect();
-    if operands.iter().any(|p| p.after_variable) {
-        targets.extend(values.iter().cloned());
-    }
     // A whole variable (`"$HOOKS"`, not `$D/tools`, whose tail is read)
     // walks every literal value the files followed give it; a script's
     // argument (`"$1"`), or a variable with no such value (unassigned, or
@@ -367,14 +364,16 @@ pub(super) fn walk_listed(
     dirs: &[String],
     sink: &mut Sink<'_>,
 ) {
-    let call = |l: &String| l.rsplit(['.', '/']).next().unwrap_or(l).to_string();
-    let calls: Vec<String> = lower.iter().map(call).collect();
-    if !calls.iter().any(|c| LISTS.contains(&c.as_str()))
-        || !calls.iter().any(|c| RUNS.contains(&c.as_str()))
-    {
+    // A call's last name (`os.listdir`: `listdir`), borrowed.
+    let calls = || {
+        lower
+            .iter()
+            .map(|l| l.rsplit(['.', '/']).next().unwrap_or(l))
+    };
+    if !calls().any(|c| LISTS.contains(&c)) || !calls().any(|c| RUNS.contains(&c)) {
         return;
     }
-    let recursive = calls.iter().any(|c| LISTS_BELOW.contains(&c.as_str()));
+    let recursive = calls().any(|c| LISTS_BELOW.contains(&c));
     for p in pieces {
         let text = p.text.trim_end_matches('/');
         if p.file_only

@@ -138,8 +138,8 @@ fn a_module_beyond_the_reads_that_leaves_its_directory_names_every_file() {
     assert!(r.names("lib/x.py"));
 }
 
-/// The ports learn what the module beyond names one request later: at
-/// `reads + 1`, the files it names outside its directory are asked for.
+/// The ports read the modules past the reads in turn: at `reads + 1`,
+/// the files the module beyond names are asked for.
 /// A module beyond that names only its siblings and what the trees lack
 /// (the standard library) names its directory, nothing else (22la).
 #[test]
@@ -623,6 +623,14 @@ fn v12_names_what_round_26_found() {
     for command in commands {
         let task = tasks(command);
         let r = named(&with_task(&task, &[hook, safe, X]));
+        assert!(r.names("lib/x.py"), "{command}");
+    }
+    // What `find` prints or copies may run after it (found in review).
+    for command in [
+        "find . -name '*.sh' -exec cat {} + | sh",
+        "find . -name '*.sh' -exec cp {} bin/ \\; && run-parts bin",
+    ] {
+        let r = named(&with_task(&tasks(command), &[hook, X]));
         assert!(r.names("lib/x.py"), "{command}");
     }
     for script in [
