@@ -721,6 +721,10 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
     if v12 {
         tables::walk_listed(pieces, &lower, &dirs, sink);
     }
+    // What a word names from `dirs` depends on the word and on how it is
+    // read alone: a word met again so adds nothing new (a script repeats
+    // most of its words), and is named once.
+    let mut named: BTreeSet<(&str, bool, bool, bool)> = BTreeSet::new();
     for (i, (p, l)) in pieces.iter().zip(&lower).enumerate() {
         let name = base_name(l);
         if v12 {
@@ -795,8 +799,13 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
             || (read_by_name(name, v12) && (name.contains('.') || is_default(name)))
             || ((text.starts_with("./") || text.trim_start_matches('/').contains('/'))
                 && !name.contains('.'));
-        sink.below = v12 && !p.file_only;
-        if p.after_variable && text.starts_with('/') {
+        let below = v12 && !p.file_only;
+        let after_variable = p.after_variable && text.starts_with('/');
+        if !named.insert((text, read, below, after_variable)) {
+            continue;
+        }
+        sink.below = below;
+        if after_variable {
             // `${D}/env`: under whatever `D` is.
             sink.anywhere(text.trim_start_matches('/'));
             if sink.below {
