@@ -213,12 +213,97 @@ impl Repo {
     /// on the way to the path's last component, as far as the path goes
     /// (git's lookup: no link followed). Each tree is read once.
     pub(crate) fn check_lookup_trees(&self, reads: &[(&str, &str)]) -> Result<(), GitError> {
-        let mut seen = Checked::new();
-        for ((_, path), root) in reads.iter().zip(self.root_trees(reads)?) {
+        let (roots, mut seen) = self.lookup_trees(reads)?;
+        for ((_, path), root) in reads.iter().zip(roots) {
             // A rev git cannot name: its lookup answers nothing either.
             if let Some(root) = root {
                 self.walk(&root, path, false, &mut seen)?;
             }
+        }
+        Ok(())
+    }
+
+    /// The root tree of each of `reads` ([`Repo::root_trees`]), and the
+    /// trees their lookups pass through, read and checked
+    /// ([`Repo::read_lookup_trees`]). A walk that follows links passes
+    /// these too (up to a link, `.` or `..`, where a lookup without
+    /// links ends), and reads what lies past them itself.
+    fn lookup_trees(
+        &self,
+        reads: &[(&str, &str)],
+    ) -> Result<(Vec<Option<String>>, Checked), GitError> {
+        let mut seen = Checked::new();
+        let roots = self.root_trees(reads)?;
+        let starts: Vec<(&str, &str)> = reads
+            .iter()
+            .zip(&roots)
+            .filter_map(|((_, path), root)| Some((root.as_deref()?, *path)))
+            .collect();
+        self.read_lookup_trees(&starts, &mut seen)?;
+        Ok((roots, seen))
+    }
+
+    /// Reads into `seen`, checked, every tree the lookups of `starts`
+    /// (root tree, path) pass through, as [`Repo::walk`] without links
+    /// passes them, level by level: one batch of the object reader per
+    /// level (of at most [`TREES_PER_BATCH`] trees), where the walks
+    /// would ask for one tree at a time (a start's attribute files: one
+    /// lookup for each directory holding a changed file, in both trees).
+    fn read_lookup_trees(
+        &self,
+        starts: &[(&str, &str)],
+        seen: &mut Checked,
+    ) -> Result<(), GitError> {
+        // Each lookup's place: the tree it is in, the path walked to it,
+        // and the components left (the last one names what is looked up).
+        let mut level: Vec<(String, String, Vec<&str>)> = starts
+            .iter()
+            .map(|(root, path)| {
+                (
+                    (*root).to_string(),
+                    String::new(),
+                    path.split('/').collect(),
+                )
+            })
+            .collect();
+        while !level.is_empty() {
+            let mut want: Vec<(&str, &str)> = level
+                .iter()
+                .filter(|(id, _, _)| !seen.contains_key(id))
+                .map(|(id, walked, _)| (id.as_str(), walked.as_str()))
+                .collect();
+            want.sort_unstable();
+            want.dedup_by(|a, b| a.0 == b.0);
+            for batch in want.chunks(TREES_PER_BATCH) {
+                let ids: Vec<&str> = batch.iter().map(|(id, _)| *id).collect();
+                let paths: Vec<String> = batch.iter().map(|(_, p)| (*p).to_string()).collect();
+                for ((id, path), bytes) in batch.iter().zip(self.tree_bytes(&ids, &paths)?) {
+                    self.checked_tree(id, path, &bytes)?;
+                    seen.insert((*id).to_string(), bytes);
+                }
+            }
+            let mut next = Vec::new();
+            for (id, walked, parts) in &level {
+                let Some((part, rest)) = parts.split_first() else {
+                    continue;
+                };
+                if rest.is_empty() {
+                    continue;
+                }
+                let bytes = seen.get(id).map_or(&[][..], Vec::as_slice);
+                let list = entries(bytes, id.len() / 2).unwrap_or_default();
+                if let Some(e) = list.iter().find(|e| e.name == part.as_bytes())
+                    && e.is_dir()
+                {
+                    let inner = if walked.is_empty() {
+                        (*part).to_string()
+                    } else {
+                        format!("{walked}/{part}")
+                    };
+                    next.push((hex(e.id), inner, rest.to_vec()));
+                }
+            }
+            level = next;
         }
         Ok(())
     }
@@ -382,9 +467,9 @@ impl Repo {
         below: bool,
         limit: usize,
     ) -> Result<Vec<Listed>, GitError> {
-        let mut seen = Checked::new();
+        let (roots, mut seen) = self.lookup_trees(dirs)?;
         let mut out = Vec::with_capacity(dirs.len());
-        for ((_, path), root) in dirs.iter().zip(self.root_trees(dirs)?) {
+        for ((_, path), root) in dirs.iter().zip(roots) {
             let Some(root) = root else {
                 out.push(Listed::NotADirectory);
                 continue;
@@ -445,8 +530,8 @@ impl Repo {
         cap: usize,
     ) -> Result<Vec<Option<Vec<u8>>>, GitError> {
         let mut blobs = Vec::with_capacity(reads.len());
-        let mut seen = Checked::new();
-        for ((_, path), root) in reads.iter().zip(self.root_trees(reads)?) {
+        let (roots, mut seen) = self.lookup_trees(reads)?;
+        for ((_, path), root) in reads.iter().zip(roots) {
             blobs.push(match root {
                 Some(root) => self.walk(&root, path, true, &mut seen)?,
                 None => None,
