@@ -1,0 +1,364 @@
+//! Risk policy v12's following (D-R174) over generated trees, read as the
+//! ports read them: the configurations, then each step's listings and
+//! reads (`RiskPolicy::reference_step`) until nothing is left, then the
+//! classification. The scripts are made of the shell's and the script
+//! languages' words the red team rounds used (`cd`, `find`, `xargs`,
+//! variables, quotes, brackets, `eval`, imports), cut anywhere and mixed
+//! with characters of more than one byte, so the word reading meets
+//! what it was not written for.
+//!
+//! Beyond not panicking and the ports' loop ending:
+//! - a tree's configurations only ever raise the tier (a change is never
+//!   rated lower with them than without them);
+//! - a file the ports could not read whole is never safer than the file
+//!   read (taking any read file as cut short never lowers the tier);
+//! - the tier does not depend on the order the ports pass the files in.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proptest::prelude::*;
+
+use probity_core::review::{CandidateContent, ChangedFile, FileMode, LineCount, Listed};
+use probity_core::review::{RepoPath, RiskLevel, RiskPolicy, RunConfig, TreeInputs};
+
+/// Words of commands, scripts and imports.
+const WORDS: &[&str] = &[
+    "cd",
+    "tools",
+    "tools/",
+    "./",
+    "lib",
+    "hooks",
+    "find",
+    ".",
+    "-name",
+    "'*.sh'",
+    "-type",
+    "f",
+    "-exec",
+    "{}",
+    "+",
+    "\\;",
+    "xargs",
+    "-0",
+    "-n1",
+    "sh",
+    "bash",
+    "python3",
+    "-m",
+    "pkg.mod",
+    "run-parts",
+    "source",
+    "make",
+    "-C",
+    "npm",
+    "run",
+    "D=tools",
+    "$D",
+    "${D}",
+    "${D:-lib}",
+    "\"$@\"",
+    "$(ls",
+    ")",
+    "for",
+    "f",
+    "in",
+    "*",
+    ";",
+    "do",
+    "\"$f\"",
+    "done",
+    "|",
+    "&&",
+    "eval",
+    "printf",
+    "-v",
+    "\"$N\"",
+    "import",
+    "from",
+    "require(",
+    "'./x'",
+    "[\"python3\",",
+    "\"lib/x.py\"]",
+    "os.listdir(",
+    "subprocess.run(",
+    "#",
+    "'",
+    "\"",
+    "\\",
+    "=",
+    "+=",
+    "`",
+    "\u{e9}",
+    "\u{200b}",
+    "\u{1f600}",
+    "tools/run",
+    "tools/a.sh",
+    "lib/x.py",
+    "pkg/__init__.py",
+    "..",
+    "cd ..",
+    "pushd",
+    "-o",
+    "!",
+    "-regex",
+    "-print0",
+    "export",
+    "PATH_add",
+    "tools/bin",
+    "${D:=tools}",
+    "${D#x}",
+    "-I",
+    "-f",
+    "--file=tools/a.mk",
+    "include",
+    "tools/*.mk",
+    "tools/*/run.sh",
+    "tools/many",
+    "\"cwd\":",
+    "entry:",
+    "-\n",
+    "@",
+    "\t",
+];
+
+/// Paths a generated tree holds files at (besides the configuration).
+const FILES: &[&str] = &[
+    "tools/run",
+    "tools/a.sh",
+    "tools/hooks/h1",
+    "tools/hooks/h2",
+    "lib/x.py",
+    "pkg/__init__.py",
+    "pkg/mod.py",
+    "x.js",
+    "Makefile",
+    "tools/a.mk",
+    "tools/x/run.sh",
+    "tools/bin/go",
+];
+
+/// Paths a change may touch.
+const CHANGED: &[&str] = &[
+    "tools/a.sh",
+    "tools/hooks/h1",
+    "lib/x.py",
+    "pkg/mod.py",
+    "src/main.rs",
+    "docs/guide.md",
+];
+
+/// The auto-run configurations a tree may hold, each as its tool reads
+/// the command (a task's, a pre-commit hook's entry, an `.envrc`'s line).
+const CONFIGS: &[&str] = &[".vscode/tasks.json", ".pre-commit-config.yaml", ".envrc"];
+
+/// A directory of more files than a listing holds (`files_per_read`).
+const MANY: usize = 130;
+
+/// A script: words joined by a space or a newline, or glued.
+fn script() -> impl Strategy<Value = String> {
+    prop::collection::vec((0..WORDS.len(), 0..3u8), 0..40).prop_map(|words| {
+        let mut out = String::new();
+        for (w, sep) in words {
+            out.push_str(WORDS[w]);
+            out.push(match sep {
+                0 => ' ',
+                1 => '\n',
+                _ => '/',
+            });
+        }
+        out
+    })
+}
+
+/// A tasks document whose folder-open task runs `command` (its quotes
+/// and backslashes escaped as JSON needs them).
+fn task(command: &str) -> String {
+    let escaped: String = command
+        .chars()
+        .flat_map(|c| match c {
+            '"' => vec!['\\', '"'],
+            '\\' => vec!['\\', '\\'],
+            '\n' => vec!['\\', 'n'],
+            c => vec![c],
+        })
+        .collect();
+    format!(
+        "{{\"version\":\"2.0.0\",\"tasks\":[{{\"label\":\"t\",\"type\":\"shell\",\"command\":\"{escaped}\",\"runOptions\":{{\"runOn\":\"folderOpen\"}}}}]}}"
+    )
+}
+
+/// The configuration at `CONFIGS[kind]` running `command`.
+fn configuration(kind: usize, command: &str) -> (String, String) {
+    let path = CONFIGS[kind % CONFIGS.len()];
+    let text = match path {
+        ".vscode/tasks.json" => task(command),
+        ".pre-commit-config.yaml" => format!(
+            "repos:\n- repo: local\n  hooks:\n  - id: h\n    name: h\n    language: system\n    entry: {}\n",
+            command.replace('\n', " ")
+        ),
+        _ => command.to_string(),
+    };
+    (path.to_string(), text)
+}
+
+fn config(path: &str, text: &str) -> RunConfig {
+    RunConfig {
+        path: RepoPath::parse(path).unwrap(),
+        content: CandidateContent::Bytes {
+            bytes: text.as_bytes().to_vec(),
+            complete: true,
+        },
+    }
+}
+
+/// What the ports pass the classification for `tree`: the newest
+/// policy's configurations, then its steps' listings (each directory's
+/// files, or every file below it, at most the policy's bound) and reads,
+/// one step at a time until a step asks nothing.
+fn ports_read(tree: &BTreeMap<String, String>) -> Vec<RunConfig> {
+    let policy = RiskPolicy::newest();
+    let read_of = |paths: &[String]| -> Vec<RunConfig> {
+        paths
+            .iter()
+            .filter_map(|p| tree.get(p).map(|text| config(p, text)))
+            .collect()
+    };
+    let mut read = read_of(policy.reference_configs());
+    // The ports stop at an empty step; past the policy's last step every
+    // step is empty, so this loop ends whatever core answers.
+    for done in 0..=u8::MAX {
+        let mut step = policy.reference_step(&read, done);
+        let listed = !step.list.is_empty() || !step.list_below.is_empty();
+        for (dirs, below) in [(&step.list, false), (&step.list_below, true)] {
+            for d in dirs {
+                let prefix = format!("{d}/");
+                let found: Vec<String> = tree
+                    .keys()
+                    .filter(|p| {
+                        p.strip_prefix(prefix.as_str())
+                            .is_some_and(|rest| below || !rest.contains('/'))
+                    })
+                    .cloned()
+                    .collect();
+                let answer = if found.len() > policy.reference_list_bound() {
+                    Listed::Unknown
+                } else if found.is_empty() {
+                    Listed::NotADirectory
+                } else {
+                    Listed::Files(found)
+                };
+                read.extend(read_of(answer.files()));
+                if let Ok(at) = RepoPath::parse(d) {
+                    read.push(answer.marker(at, below));
+                }
+            }
+        }
+        if listed {
+            step = policy.reference_step(&read, done);
+        }
+        let held: BTreeSet<&str> = read
+            .iter()
+            .filter(|c| matches!(c.content, CandidateContent::Bytes { complete: true, .. }))
+            .map(|c| c.path.as_str())
+            .collect();
+        let next: Vec<String> = step
+            .read
+            .into_iter()
+            .filter(|p| !held.contains(p.as_str()))
+            .collect();
+        if next.is_empty() && !listed {
+            break;
+        }
+        assert!(done < u8::MAX, "the steps never ended");
+        let more = read_of(&next);
+        read.extend(more);
+    }
+    read
+}
+
+fn changed(path: &str) -> ChangedFile {
+    ChangedFile {
+        path: RepoPath::parse(path).unwrap(),
+        old_mode: Some(FileMode::Regular),
+        new_mode: Some(FileMode::Regular),
+        lines: LineCount::Text {
+            added: 1,
+            removed: 0,
+        },
+        text_lines: 1,
+        base_content: CandidateContent::Absent,
+        content: CandidateContent::Bytes {
+            bytes: b"x\n".to_vec(),
+            complete: true,
+        },
+    }
+}
+
+fn rank(l: RiskLevel) -> u8 {
+    match l {
+        RiskLevel::Low => 0,
+        RiskLevel::Medium => 1,
+        RiskLevel::High => 2,
+    }
+}
+
+fn tier(files: &[ChangedFile], configs: &[RunConfig]) -> RiskLevel {
+    let trees = TreeInputs {
+        links: &[],
+        configs,
+        attributes: &[],
+    };
+    RiskPolicy::newest().classify_in(files, 1, trees).level()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The ports' reading ends on any tree, and its tier follows the
+    /// three properties of the module.
+    #[test]
+    fn following_ends_and_what_it_reads_only_raises_the_tier(
+        (kind, command) in (0..CONFIGS.len(), script()),
+        files in prop::collection::vec((0..FILES.len(), script()), 0..5),
+        many in any::<bool>(),
+        change in 0..CHANGED.len(),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let mut tree: BTreeMap<String, String> = files
+            .into_iter()
+            .map(|(p, text)| (FILES[p].to_string(), text))
+            .collect();
+        if many {
+            for i in 0..MANY {
+                tree.insert(format!("tools/many/f{i}.sh"), "echo\n".into());
+            }
+        }
+        let (path, text) = configuration(kind, &command);
+        tree.insert(path, text);
+        let read = ports_read(&tree);
+        let files = [changed(CHANGED[change])];
+
+        let with = tier(&files, &read);
+        let without = tier(&files, &[]);
+        prop_assert!(rank(with) >= rank(without), "without the tree {without:?}, with it {with:?}");
+
+        // Any one read file taken as cut short.
+        let mut short = read.clone();
+        let at = cut.index(short.len());
+        if let CandidateContent::Bytes { complete, .. } = &mut short[at].content {
+            *complete = false;
+        }
+        let cut_short = tier(&files, &short);
+        prop_assert!(
+            rank(cut_short) >= rank(with),
+            "{} read whole {with:?}, cut short {cut_short:?}",
+            short[at].path.as_str()
+        );
+
+        let mut reversed = read.clone();
+        reversed.reverse();
+        let again = tier(&files, &reversed);
+        prop_assert_eq!(again, with, "the files in the other order");
+    }
+}
