@@ -1,7 +1,7 @@
 //! Risk policy v12's following (D-R174) over generated trees, read as the
-//! ports read them: the configurations, then each step's listings and
-//! reads (`RiskPolicy::reference_step`) until nothing is left, then the
-//! classification. The scripts are made of the shell's and the script
+//! ports read them (`fixtures::ports_read`): the configurations, then each
+//! step's listings and reads (`RiskPolicy::reference_step`) until nothing
+//! is left, then the classification. The scripts are made of the shell's and the script
 //! languages' words the red team rounds used (`cd`, `find`, `xargs`,
 //! variables, quotes, brackets, `eval`, imports), cut anywhere and mixed
 //! with characters of more than one byte, so the word reading meets
@@ -14,11 +14,12 @@
 //!   read (taking any read file as cut short never lowers the tier);
 //! - the tier does not depend on the order the ports pass the files in.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
-use probity_core::review::{CandidateContent, ChangedFile, FileMode, LineCount, Listed};
+use probity_core::review::fixtures;
+use probity_core::review::{CandidateContent, ChangedFile, FileMode, LineCount};
 use probity_core::review::{RepoPath, RiskLevel, RiskPolicy, RunConfig, TreeInputs};
 
 /// Words of commands, scripts and imports.
@@ -202,81 +203,6 @@ fn configuration(kind: usize, command: &str) -> (String, String) {
     (path.to_string(), text)
 }
 
-fn config(path: &str, text: &str) -> RunConfig {
-    RunConfig {
-        path: RepoPath::parse(path).unwrap(),
-        content: CandidateContent::Bytes {
-            bytes: text.as_bytes().to_vec(),
-            complete: true,
-        },
-    }
-}
-
-/// What the ports pass the classification for `tree`: the newest
-/// policy's configurations, then its steps' listings (each directory's
-/// files, or every file below it, at most the policy's bound) and reads,
-/// one step at a time until a step asks nothing.
-fn ports_read(tree: &BTreeMap<String, String>) -> Vec<RunConfig> {
-    let policy = RiskPolicy::newest();
-    let read_of = |paths: &[String]| -> Vec<RunConfig> {
-        paths
-            .iter()
-            .filter_map(|p| tree.get(p).map(|text| config(p, text)))
-            .collect()
-    };
-    let mut read = read_of(policy.reference_configs());
-    // The ports stop at an empty step; past the policy's last step every
-    // step is empty, so this loop ends whatever core answers.
-    for done in 0..=u8::MAX {
-        let mut step = policy.reference_step(&read, done);
-        let listed = !step.list.is_empty() || !step.list_below.is_empty();
-        for (dirs, below) in [(&step.list, false), (&step.list_below, true)] {
-            for d in dirs {
-                let prefix = format!("{d}/");
-                let found: Vec<String> = tree
-                    .keys()
-                    .filter(|p| {
-                        p.strip_prefix(prefix.as_str())
-                            .is_some_and(|rest| below || !rest.contains('/'))
-                    })
-                    .cloned()
-                    .collect();
-                let answer = if found.len() > policy.reference_list_bound() {
-                    Listed::Unknown
-                } else if found.is_empty() {
-                    Listed::NotADirectory
-                } else {
-                    Listed::Files(found)
-                };
-                read.extend(read_of(answer.files()));
-                if let Ok(at) = RepoPath::parse(d) {
-                    read.push(answer.marker(at, below));
-                }
-            }
-        }
-        if listed {
-            step = policy.reference_step(&read, done);
-        }
-        let held: BTreeSet<&str> = read
-            .iter()
-            .filter(|c| matches!(c.content, CandidateContent::Bytes { complete: true, .. }))
-            .map(|c| c.path.as_str())
-            .collect();
-        let next: Vec<String> = step
-            .read
-            .into_iter()
-            .filter(|p| !held.contains(p.as_str()))
-            .collect();
-        if next.is_empty() && !listed {
-            break;
-        }
-        assert!(done < u8::MAX, "the steps never ended");
-        let more = read_of(&next);
-        read.extend(more);
-    }
-    read
-}
-
 fn changed(path: &str) -> ChangedFile {
     ChangedFile {
         path: RepoPath::parse(path).unwrap(),
@@ -336,7 +262,9 @@ proptest! {
         }
         let (path, text) = configuration(kind, &command);
         tree.insert(path, text);
-        let read = ports_read(&tree);
+        let tree: BTreeMap<String, Vec<u8>> =
+            tree.into_iter().map(|(p, text)| (p, text.into_bytes())).collect();
+        let read = fixtures::ports_read(&tree);
         let files = [changed(CHANGED[change])];
 
         let with = tier(&files, &read);

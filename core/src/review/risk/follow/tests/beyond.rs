@@ -7,71 +7,17 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::review::ids::RepoPath;
 use crate::review::risk::RiskPolicy;
-use crate::review::risk::refs::Listed;
 
 /// What the ports read of `tree` (paths and texts), as `run_configs`
-/// does: the newest policy's configurations, then each step's listings
-/// (a directory's own files, or every file below; over the bound
-/// unknown) and reads, as [`RiskPolicy::reference_step`] asks. Unlike
-/// [`ported`], a file is among the configurations only once asked for.
+/// does ([`crate::review::fixtures::ports_read`]). Unlike [`ported`], a
+/// file is among the configurations only once asked for.
 fn ports_read(tree: &[(&str, &str)]) -> Vec<RunConfig> {
-    let policy = RiskPolicy::newest();
-    let tree: BTreeMap<&str, &str> = tree.iter().copied().collect();
-    let read_of = |paths: &[String]| -> Vec<RunConfig> {
-        paths
-            .iter()
-            .filter_map(|p| tree.get(p.as_str()).map(|text| config(p, text)))
-            .collect()
-    };
-    let mut read = read_of(policy.reference_configs());
-    let last = policy.references_followed.as_ref().unwrap().last_step();
-    for done in 0..=last {
-        let mut step = policy.reference_step(&read, done);
-        let listed = !step.list.is_empty() || !step.list_below.is_empty();
-        for (dirs, below) in [(&step.list, false), (&step.list_below, true)] {
-            for d in dirs {
-                let prefix = format!("{d}/");
-                let found: Vec<String> = tree
-                    .keys()
-                    .filter(|p| {
-                        p.strip_prefix(prefix.as_str())
-                            .is_some_and(|rest| below || !rest.contains('/'))
-                    })
-                    .map(|p| p.to_string())
-                    .collect();
-                let answer = if found.len() > policy.reference_list_bound() {
-                    Listed::Unknown
-                } else if found.is_empty() {
-                    Listed::NotADirectory
-                } else {
-                    Listed::Files(found)
-                };
-                read.extend(read_of(answer.files()));
-                read.push(answer.marker(RepoPath::parse(d).unwrap(), below));
-            }
-        }
-        if listed {
-            step = policy.reference_step(&read, done);
-        }
-        let held: BTreeSet<&str> = read
-            .iter()
-            .filter(|c| matches!(c.content, CandidateContent::Bytes { complete: true, .. }))
-            .map(|c| c.path.as_str())
-            .collect();
-        let next: Vec<String> = step
-            .read
-            .into_iter()
-            .filter(|p| !held.contains(p.as_str()))
-            .collect();
-        if next.is_empty() && !listed {
-            break;
-        }
-        let more = read_of(&next);
-        read.extend(more);
-    }
-    read
+    let tree: BTreeMap<String, Vec<u8>> = tree
+        .iter()
+        .map(|(p, text)| ((*p).to_string(), text.as_bytes().to_vec()))
+        .collect();
+    crate::review::fixtures::ports_read(&tree)
 }
 
 /// What the newest policy names once the ports read `tree`.
