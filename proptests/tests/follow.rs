@@ -265,6 +265,8 @@ proptest! {
         let tree: BTreeMap<String, Vec<u8>> =
             tree.into_iter().map(|(p, text)| (p, text.into_bytes())).collect();
         let read = fixtures::ports_read(&tree);
+        prop_assert!(read.is_some(), "the steps never ended");
+        let read = read.unwrap_or_default();
         let files = [changed(CHANGED[change])];
 
         let with = tier(&files, &read);

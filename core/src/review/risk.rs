@@ -20,6 +20,8 @@ mod checkout;
 mod directives;
 mod follow;
 mod links;
+#[cfg(any(test, feature = "fixtures"))]
+mod memory_tree;
 mod reasons;
 mod refs;
 mod scan;
@@ -30,6 +32,8 @@ use builtins::*;
 pub use follow::{FollowRule, StructuralRule};
 use links::Links;
 pub use links::Symlink;
+#[cfg(any(test, feature = "fixtures"))]
+pub use memory_tree::ports_read;
 pub use reasons::{RiskAssessment, RiskReason, UnexplainedRisk};
 use refs::References;
 pub use refs::{Listed, ReferenceStep, RunConfig};

@@ -10,14 +10,14 @@ use super::*;
 use crate::review::risk::RiskPolicy;
 
 /// What the ports read of `tree` (paths and texts), as `run_configs`
-/// does ([`crate::review::fixtures::ports_read`]). Unlike [`ported`], a
+/// does ([`crate::review::risk::ports_read`]). Unlike [`ported`], a
 /// file is among the configurations only once asked for.
 fn ports_read(tree: &[(&str, &str)]) -> Vec<RunConfig> {
     let tree: BTreeMap<String, Vec<u8>> = tree
         .iter()
         .map(|(p, text)| ((*p).to_string(), text.as_bytes().to_vec()))
         .collect();
-    crate::review::fixtures::ports_read(&tree)
+    crate::review::risk::ports_read(&tree).expect("the steps end")
 }
 
 /// What the newest policy names once the ports read `tree`.
