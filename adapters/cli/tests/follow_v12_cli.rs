@@ -831,3 +831,74 @@ fn round_26s_legitimate_flows_stay_medium_and_land() {
         &["src/server.py"],
     );
 }
+
+/// Red team round 27's holes closed within v12 (on a real bare remote
+/// with the server hook): a glob after a variable walks each of its
+/// literal values (27va, 27va3 in an `.envrc`), and one whose variable is
+/// a function's argument names every file (27va2); a one-word `-m`
+/// module is read in turn (27pa, 27pa2 from a pre-commit hook). The edit
+/// the configuration runs one step further is high and refused.
+#[test]
+fn what_a_task_runs_in_the_shapes_round_27_found_needs_the_maintainer() {
+    let x = ("lib/x.py", "print(1)\n");
+    let hook = ("tools/hooks/a.sh", "#!/bin/sh\npython3 lib/x.py\n");
+    for command in [
+        "HOOKS=tools/hooks; for f in \"$HOOKS\"/*.sh; do sh \"$f\"; done",
+        "run_all() { for f in \"$1\"/*.sh; do sh \"$f\"; done; }; run_all tools/hooks",
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(command, &[hook, x], "lib/x.py");
+    }
+    an_edit_the_configuration_runs_needs_the_maintainer(
+        &[
+            (
+                ".envrc",
+                "ENVD=tools/env.d\nfor f in \"$ENVD\"/*.sh; do . \"$f\"; done\n",
+            ),
+            ("tools/env.d/a.sh", "python3 lib/x.py\n"),
+            x,
+        ],
+        "lib/x.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m devtools",
+        &[
+            ("devtools.py", "from lib import x\n"),
+            ("lib/__init__.py", ""),
+            x,
+        ],
+        "lib/x.py",
+    );
+    an_edit_the_configuration_runs_needs_the_maintainer(
+        &[
+            (
+                ".pre-commit-config.yaml",
+                "repos:\n- repo: local\n  hooks:\n  - id: s\n    name: s\n    language: system\n    entry: python3 -m scripts\n",
+            ),
+            (
+                "scripts/__main__.py",
+                "import subprocess\nsubprocess.run([\"python3\", \"lib/x.py\"])\n",
+            ),
+            x,
+        ],
+        "lib/x.py",
+    );
+}
+
+/// Beside round 27's fixes: a glob after the workspace's variable or the
+/// environment's, and one-word modules the tree does not hold, name no
+/// other file: an edit outside what they run is medium and lands.
+#[test]
+fn round_27s_legitimate_flows_stay_medium_and_land() {
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                r#"{"version":"2.0.0","tasks":[{"label":"l","type":"shell","command":"eslint \"${workspaceFolder}\"/web/*.js && python3 -m unittest discover -s tests && python3 -m black --check web","runOptions":{"runOn":"folderOpen"}}]}"#,
+            ),
+            ("web/app.js", "console.log(1)\n"),
+            ("tests/test_app.py", "import unittest\n"),
+            ("src/server.py", "print('serve')\n"),
+        ],
+        &["src/server.py"],
+    );
+}

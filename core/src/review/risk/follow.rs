@@ -732,7 +732,11 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
             // there (round 24's 24ga3).
             if structural::is_glob(&p.text) || (p.text.starts_with("./") && p.text.contains('*')) {
                 sink.below = true;
-                sink.glob(&dirs, &p.text, p.after_variable && p.text.starts_with('/'));
+                let after_variable = p.after_variable && p.text.starts_with('/');
+                sink.glob(&dirs, &p.text, after_variable);
+                if after_variable {
+                    glob_after_variable(pieces.get(i.wrapping_sub(1)), &p.text, &dirs, sink);
+                }
                 sink.below = false;
                 continue;
             }
@@ -767,7 +771,11 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
         {
             let files = module_files(&module.text);
             let files: Vec<&str> = files.iter().map(String::as_str).collect();
-            sink.each(&dirs, &files, false);
+            // v12: the module's files the tree holds are read in turn, a
+            // one-word module too (red team round 27's 27pa: `python3 -m
+            // devtools` importing what the agent edits).
+            let v12 = sink.v12;
+            sink.each(&dirs, &files, v12);
             for (tool, tail) in ANYWHERE {
                 if module.text.eq_ignore_ascii_case(tool) {
                     sink.anywhere(tail);
@@ -828,6 +836,31 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
         }
     }
     beyond
+}
+
+/// A glob after a variable (`"$HOOKS"/*.sh`, `var` the piece before
+/// `tail`) walks from each literal value the files followed give it (red
+/// team round 27's 27va, 27va3); a script's argument (`"$1"/*.sh`) or a
+/// variable given a value computed at run time may be any directory, so
+/// every file is named (27va2). A name no file assigns (the workspace,
+/// the environment: `${workspaceFolder}`, `$HOME`) is read from the root
+/// only, as [`Sink::glob`] reads it.
+fn glob_after_variable(
+    var: Option<&words::Piece>,
+    tail: &str,
+    dirs: &[String],
+    sink: &mut Sink<'_>,
+) {
+    let Some(var) = var.filter(|v| v.variable) else {
+        return;
+    };
+    if tables::is_argument(&var.text) || sink.vars.computed(&var.text) {
+        sink.out.unread = true;
+        return;
+    }
+    for value in sink.vars.literal(&var.text).unwrap_or_default() {
+        sink.glob(dirs, &format!("{value}{tail}"), false);
+    }
 }
 
 /// The files `python -m a.b` may run: `a/b.py`, `a/b/__main__.py` and the

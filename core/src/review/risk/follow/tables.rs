@@ -289,7 +289,7 @@ fn variable<'p>(pieces: &'p [Piece], p: &Piece) -> Option<&'p str> {
 }
 
 /// Whether a variable's name is a script's argument (`1`, `@`, `*`).
-fn is_argument(name: &str) -> bool {
+pub(super) fn is_argument(name: &str) -> bool {
     name.chars()
         .all(|c| c.is_ascii_digit() || matches!(c, '@' | '*' | '#'))
 }

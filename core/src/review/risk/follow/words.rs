@@ -259,6 +259,13 @@ impl Vars {
         }
     }
 
+    /// Whether `name` may hold a value no word shows: one computed at run
+    /// time somewhere, or any name once a source assigns names given by
+    /// values (`eval`).
+    pub(super) fn computed(&self, name: &str) -> bool {
+        self.dynamic || self.computed.contains(name)
+    }
+
     /// Every literal value `name` has, when it has one and none computed
     /// at run time (else the variable may hold any directory).
     pub(super) fn literal(&self, name: &str) -> Option<&[String]> {

@@ -608,3 +608,66 @@ fn round_26s_legitimate_flows_name_only_what_they_run() {
         assert!(!r.names("src/server.py"), "{command}");
     }
 }
+
+/// Red team round 27's holes closed within v12: a glob after a variable
+/// (`"$HOOKS"/*.sh`) walks each literal value's directory, and one
+/// whose variable has none (a function's argument, a value computed at
+/// run time) names every file (27va, 27va2, 27va3); a one-word `-m`
+/// module the tree holds is read in turn (27pa, 27pa2).
+#[test]
+fn v12_names_what_round_27_found() {
+    let hook = ("tools/hooks/a.sh", "python3 lib/x.py\n");
+    for command in [
+        "HOOKS=tools/hooks; for f in \\\"$HOOKS\\\"/*.sh; do sh \\\"$f\\\"; done",
+        "run_all() { for f in \\\"$1\\\"/*.sh; do sh \\\"$f\\\"; done; }; run_all tools/hooks",
+        "D=$(pwd)/tools/hooks; for f in \\\"$D\\\"/*.sh; do sh \\\"$f\\\"; done",
+    ] {
+        let r = named(&with_task(&tasks(command), &[hook, X]));
+        assert!(r.names("lib/x.py"), "{command}");
+    }
+    let envrc = "ENVD=tools/env.d\nfor f in \"$ENVD\"/*.sh; do . \"$f\"; done\n";
+    let r = named(&[
+        (".envrc", envrc),
+        ("tools/env.d/a.sh", "python3 lib/x.py\n"),
+        X,
+    ]);
+    assert!(r.names("lib/x.py"), "{envrc}");
+
+    let devtools = ("devtools.py", "from lib import x\n");
+    let x = ("lib/x.py", "print(1)\n");
+    let init = ("lib/__init__.py", "");
+    let r = named(&with_task(
+        &tasks("python3 -m devtools"),
+        &[devtools, x, init],
+    ));
+    assert!(r.names("lib/x.py"), "python3 -m devtools");
+    let pre_commit = "repos:\n- repo: local\n  hooks:\n  - id: s\n    name: s\n    language: system\n    entry: python3 -m scripts\n";
+    let r = named(&[
+        (".pre-commit-config.yaml", pre_commit),
+        (
+            "scripts/__main__.py",
+            "import subprocess\nsubprocess.run([\"python3\", \"lib/x.py\"])\n",
+        ),
+        X,
+    ]);
+    assert!(r.names("lib/x.py"), "pre-commit python3 -m scripts");
+}
+
+/// Beside round 27's fixes: a glob after a variable no file assigns (the
+/// workspace, the environment) is read from the root as before, and a
+/// one-word module the tree does not hold reads nothing.
+#[test]
+fn round_27s_legitimate_flows_name_only_what_they_run() {
+    for command in [
+        "eslint \\\"${workspaceFolder}\\\"/src/*.js",
+        "for f in \\\"$HOME\\\"/notes/*.md; do cat \\\"$f\\\"; done",
+        "python3 -m unittest discover -s tests && python3 -m black --check src",
+    ] {
+        let r = named(&with_task(
+            &tasks(command),
+            &[("tools/gen.py", "print(1)\n"), X],
+        ));
+        assert!(!r.names("lib/x.py"), "{command}");
+        assert!(!r.names("tools/gen.py"), "{command}");
+    }
+}
