@@ -144,4 +144,18 @@ put("risk_content", [
     risk(9, 3, "", '[package]\nname = "x"\nbuild = "gen.rs"\n'),
     risk(11, 3, "", '{"scripts": {"post-install-cmd": "php x.php"}}'),
 ])
+# risk_follow: a configuration byte (0 tasks.json, 1 pre-commit, 2
+# .envrc), a changed-path byte, a cut-short byte, the command, then the
+# texts of FILES in the target's order, each after 0xFF (the red team
+# rounds' shapes: a listing, a find, an xargs, a variable, an import).
+def follow(kind, change, command, *texts):
+    return bytes([kind, change, 0]) + command.encode() + b"".join(b"\xff" + t.encode() for t in texts)
+put("risk_follow", [
+    follow(0, 1, "run-parts tools/hooks", "", "", "python3 lib/x.py\n"),
+    follow(0, 0, "bash tools/run", 'D=tools; for f in "$D"/*.sh; do sh "$f"; done\n', "echo a\n"),
+    follow(1, 2, "find tools -name '*.sh' -exec sh {} \\;", "", "python3 -m pkg.mod\n"),
+    follow(2, 3, "source_env tools/run\nPATH_add tools", "ls tools | xargs -n1 sh\n", "", "", "", "", "import os\n"),
+    follow(0, 2, "make -C tools -f a.mk", "", "", "", "", "", "", "all:\n\tpython3 lib/x.py\n", "", "include tools/*.mk\n"),
+    follow(0, 4, "npm run build", "", "", "", "", "", "", "", '{"scripts":{"build":"node tools/run"}}'),
+])
 print("seeds written to", OUT)

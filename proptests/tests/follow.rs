@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 
 use probity_core::review::fixtures;
-use probity_core::review::{CandidateContent, ChangedFile, FileMode, LineCount};
-use probity_core::review::{RepoPath, RiskLevel, RiskPolicy, RunConfig, TreeInputs};
+use probity_core::review::{CandidateContent, ChangedFile};
+use probity_core::review::{RiskLevel, RiskPolicy, RunConfig, TreeInputs};
 
 /// Words of commands, scripts and imports.
 const WORDS: &[&str] = &[
@@ -203,22 +203,9 @@ fn configuration(kind: usize, command: &str) -> (String, String) {
     (path.to_string(), text)
 }
 
+/// A one-line change of `path`.
 fn changed(path: &str) -> ChangedFile {
-    ChangedFile {
-        path: RepoPath::parse(path).unwrap(),
-        old_mode: Some(FileMode::Regular),
-        new_mode: Some(FileMode::Regular),
-        lines: LineCount::Text {
-            added: 1,
-            removed: 0,
-        },
-        text_lines: 1,
-        base_content: CandidateContent::Absent,
-        content: CandidateContent::Bytes {
-            bytes: b"x\n".to_vec(),
-            complete: true,
-        },
-    }
+    fixtures::text_change(path, 1, 0, "x\n")
 }
 
 fn rank(l: RiskLevel) -> u8 {
