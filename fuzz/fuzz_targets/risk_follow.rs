@@ -19,9 +19,7 @@ use std::collections::BTreeMap;
 
 use libfuzzer_sys::fuzz_target;
 use probity_core::review::fixtures;
-use probity_core::review::{
-    CandidateContent, ChangedFile, RiskLevel, RiskPolicy, RunConfig, TreeInputs,
-};
+use probity_core::review::CandidateContent;
 
 const FILES: &[&str] = &[
     "tools/run",
@@ -43,22 +41,6 @@ const CHANGED: &[&str] = &[
     "src/main.rs",
 ];
 
-fn rank(l: RiskLevel) -> u8 {
-    match l {
-        RiskLevel::Low => 0,
-        RiskLevel::Medium => 1,
-        RiskLevel::High => 2,
-    }
-}
-
-fn tier(files: &[ChangedFile], configs: &[RunConfig]) -> RiskLevel {
-    let trees = TreeInputs {
-        links: &[],
-        configs,
-        attributes: &[],
-    };
-    RiskPolicy::newest().classify_in(files, 1, trees).level()
-}
 
 /// The configuration `kind` chooses, running `command` (bytes as they
 /// are: a task's JSON string is written with its bytes escaped as JSON
@@ -104,9 +86,9 @@ fuzz_target!(|data: &[u8]| {
         "x\n",
     )];
 
-    let with = tier(&files, &read);
-    let without = tier(&files, &[]);
-    assert!(rank(with) >= rank(without), "without the tree {without:?}, with it {with:?}");
+    let with = fixtures::newest_tier(&files, &read);
+    let without = fixtures::newest_tier(&files, &[]);
+    assert!(with.rank() >= without.rank(), "without the tree {without:?}, with it {with:?}");
 
     let mut short = read.clone();
     if !short.is_empty() {
@@ -114,9 +96,9 @@ fuzz_target!(|data: &[u8]| {
         if let CandidateContent::Bytes { complete, .. } = &mut short[at].content {
             *complete = false;
         }
-        let cut_short = tier(&files, &short);
+        let cut_short = fixtures::newest_tier(&files, &short);
         assert!(
-            rank(cut_short) >= rank(with),
+            cut_short.rank() >= with.rank(),
             "{} read whole {with:?}, cut short {cut_short:?}",
             short[at].path.as_str()
         );
@@ -124,5 +106,5 @@ fuzz_target!(|data: &[u8]| {
 
     let mut reversed = read;
     reversed.reverse();
-    assert_eq!(tier(&files, &reversed), with, "the files in the other order");
+    assert_eq!(fixtures::newest_tier(&files, &reversed), with, "the files in the other order");
 });

@@ -20,7 +20,6 @@ use proptest::prelude::*;
 
 use probity_core::review::fixtures;
 use probity_core::review::{CandidateContent, ChangedFile};
-use probity_core::review::{RiskLevel, RiskPolicy, RunConfig, TreeInputs};
 
 /// Words of commands, scripts and imports.
 const WORDS: &[&str] = &[
@@ -208,23 +207,6 @@ fn changed(path: &str) -> ChangedFile {
     fixtures::text_change(path, 1, 0, "x\n")
 }
 
-fn rank(l: RiskLevel) -> u8 {
-    match l {
-        RiskLevel::Low => 0,
-        RiskLevel::Medium => 1,
-        RiskLevel::High => 2,
-    }
-}
-
-fn tier(files: &[ChangedFile], configs: &[RunConfig]) -> RiskLevel {
-    let trees = TreeInputs {
-        links: &[],
-        configs,
-        attributes: &[],
-    };
-    RiskPolicy::newest().classify_in(files, 1, trees).level()
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -256,9 +238,9 @@ proptest! {
         let read = read.unwrap_or_default();
         let files = [changed(CHANGED[change])];
 
-        let with = tier(&files, &read);
-        let without = tier(&files, &[]);
-        prop_assert!(rank(with) >= rank(without), "without the tree {without:?}, with it {with:?}");
+        let with = fixtures::newest_tier(&files, &read);
+        let without = fixtures::newest_tier(&files, &[]);
+        prop_assert!(with.rank() >= without.rank(), "without the tree {without:?}, with it {with:?}");
 
         // Any one read file taken as cut short.
         let mut short = read.clone();
@@ -266,16 +248,16 @@ proptest! {
         if let CandidateContent::Bytes { complete, .. } = &mut short[at].content {
             *complete = false;
         }
-        let cut_short = tier(&files, &short);
+        let cut_short = fixtures::newest_tier(&files, &short);
         prop_assert!(
-            rank(cut_short) >= rank(with),
+            cut_short.rank() >= with.rank(),
             "{} read whole {with:?}, cut short {cut_short:?}",
             short[at].path.as_str()
         );
 
         let mut reversed = read.clone();
         reversed.reverse();
-        let again = tier(&files, &reversed);
+        let again = fixtures::newest_tier(&files, &reversed);
         prop_assert_eq!(again, with, "the files in the other order");
     }
 }

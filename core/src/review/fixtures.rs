@@ -285,3 +285,18 @@ pub fn forge(
 }
 
 pub use crate::review::risk::ports_read;
+
+/// The newest risk policy's tier for `files`, given the configurations
+/// `configs` the ports read ([`ports_read`]) and no links or attribute
+/// files.
+pub fn newest_tier(
+    files: &[ChangedFile],
+    configs: &[crate::review::risk::RunConfig],
+) -> crate::review::risk::RiskLevel {
+    let trees = crate::review::risk::TreeInputs {
+        links: &[],
+        configs,
+        attributes: &[],
+    };
+    RiskPolicy::newest().classify_in(files, 1, trees).level()
+}
