@@ -836,11 +836,41 @@ fn round_26s_legitimate_flows_stay_medium_and_land() {
 /// with the server hook): a glob after a variable walks each of its
 /// literal values (27va, 27va3 in an `.envrc`), and one whose variable is
 /// a function's argument names every file (27va2); a one-word `-m`
-/// module is read in turn (27pa, 27pa2 from a pre-commit hook). The edit
-/// the configuration runs one step further is high and refused.
+/// module is read in turn (27pa, 27pa2 from a pre-commit hook); each word
+/// of a value holding several is a directory a recursive `make` may run
+/// in (27ma, 27ma2). The edit the configuration runs one step further is
+/// high and refused.
 #[test]
 fn what_a_task_runs_in_the_shapes_round_27_found_needs_the_maintainer() {
     let x = ("lib/x.py", "print(1)\n");
+    let core = ("core/Makefile", "all:\n\techo core\n");
+    let plugins = ("plugins/Makefile", "all:\n\tpython3 ../lib/x.py\n");
+    an_edit_the_task_runs_needs_the_maintainer(
+        "make",
+        &[
+            (
+                "Makefile",
+                "SUBDIRS = core plugins\nall:\n\tfor d in $(SUBDIRS); do $(MAKE) -C $$d; done\n",
+            ),
+            core,
+            plugins,
+            x,
+        ],
+        "lib/x.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "sh tools/build-all.sh",
+        &[
+            (
+                "tools/build-all.sh",
+                "DIRS=\"core plugins\"\nfor d in $DIRS; do make -C \"$d\"; done\n",
+            ),
+            core,
+            plugins,
+            x,
+        ],
+        "lib/x.py",
+    );
     let hook = ("tools/hooks/a.sh", "#!/bin/sh\npython3 lib/x.py\n");
     for command in [
         "HOOKS=tools/hooks; for f in \"$HOOKS\"/*.sh; do sh \"$f\"; done",
@@ -885,8 +915,9 @@ fn what_a_task_runs_in_the_shapes_round_27_found_needs_the_maintainer() {
 }
 
 /// Beside round 27's fixes: a glob after the workspace's variable or the
-/// environment's, and one-word modules the tree does not hold, name no
-/// other file: an edit outside what they run is medium and lands.
+/// environment's, one-word modules the tree does not hold, and a
+/// recursive `make` over directories that run nothing else (27lf) name
+/// no other file: an edit outside what they run is medium and lands.
 #[test]
 fn round_27s_legitimate_flows_stay_medium_and_land() {
     edits_the_configuration_does_not_run_stay_medium(
@@ -897,6 +928,23 @@ fn round_27s_legitimate_flows_stay_medium_and_land() {
             ),
             ("web/app.js", "console.log(1)\n"),
             ("tests/test_app.py", "import unittest\n"),
+            ("src/server.py", "print('serve')\n"),
+        ],
+        &["src/server.py"],
+    );
+    // 27lf: a recursive `make` over directories that run nothing else.
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                r#"{"version":"2.0.0","tasks":[{"label":"m","type":"shell","command":"make","runOptions":{"runOn":"folderOpen"}}]}"#,
+            ),
+            (
+                "Makefile",
+                "SUBDIRS = docs web\nall:\n\tfor d in $(SUBDIRS); do $(MAKE) -C $$d; done\n",
+            ),
+            ("docs/Makefile", "all:\n\t@echo docs\n"),
+            ("web/Makefile", "all:\n\t@echo web\n"),
             ("src/server.py", "print('serve')\n"),
         ],
         &["src/server.py"],

@@ -56,8 +56,72 @@ pub(super) fn file_words(path: &str, text: &str, config: bool, v12: bool) -> Wor
             v12,
         )
     } else {
-        words_of(plain(refs::envrc_words(text).0), true, v12)
+        let mut words = words_of(plain(refs::envrc_words(text).0), true, v12);
+        if v12 {
+            // Each word of a value that holds several (red team round
+            // 27's 27ma, 27ma2).
+            let more = list_values(text, is_makefile(path));
+            words
+                .values
+                .extend(as_values(more.iter().map(String::as_str), v12));
+            words.values.sort();
+            words.values.dedup();
+        }
+        words
     }
+}
+
+/// Whether the file at `path` is read by `make` (its default names, or a
+/// `.mk`): there `D=a b` gives `D` the whole rest of the line.
+fn is_makefile(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(name, "Makefile" | "makefile" | "GNUmakefile") || name.ends_with(".mk")
+}
+
+/// The words of each value that holds several (v12): `make`'s `SUBDIRS =
+/// core plugins` (and, in a makefile, `SUBDIRS=core plugins`), and a
+/// shell's quoted `DIRS="core plugins"`. A loop over such a variable
+/// (`for d in $(SUBDIRS); do $(MAKE) -C $$d`) may run in each of them,
+/// so each is a directory the file's commands may enter.
+fn list_values(text: &str, makefile: bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let code = line.split(" #").next().unwrap_or(line);
+        if code.trim_start().starts_with('#') {
+            continue;
+        }
+        for command in code.split([';', '&', '|']) {
+            let words: Vec<&str> = command.split_whitespace().collect();
+            // `D = a b`, `D := a b`.
+            if let [name, op, rest @ ..] = words.as_slice()
+                && ASSIGNS.contains(op)
+                && is_name(name)
+                && rest.len() > 1
+            {
+                out.extend(rest.iter().map(|w| w.trim_matches(['"', '\'']).to_string()));
+                continue;
+            }
+            let Some((name, value)) = command.trim_start().split_once('=') else {
+                continue;
+            };
+            let name = name.trim_end_matches([':', '?', '+', '!']);
+            if !is_name(name) {
+                continue;
+            }
+            // `D="a b"` (or `'a b'`): the quoted words; in a makefile,
+            // `D=a b`: the rest of the line.
+            let quoted = value
+                .strip_prefix(['"', '\''])
+                .and_then(|v| v.split_once(['"', '\'']))
+                .map(|(inside, _)| inside);
+            match quoted {
+                Some(inside) => out.extend(inside.split_whitespace().map(str::to_string)),
+                None if makefile => out.extend(value.split_whitespace().map(str::to_string)),
+                None => {}
+            }
+        }
+    }
+    out
 }
 
 /// Where the file at `path` reads its words from: the root, its own
@@ -447,15 +511,19 @@ pub(super) fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> W
             words.iter().map(|(w, _)| w.as_str()),
         ));
     }
-    let values = values
-        .iter()
+    let values = as_values(values.iter().map(String::as_str), v12);
+    Words { pieces, values }
+}
+
+/// Assigned values that may be directories, as paths: no expansion, and
+/// (v12) one word of a path (`D=tools`), not an expression (`out =
+/// os.path.join(p,`), which would read every word again from a base that
+/// is none.
+fn as_values<'a>(values: impl Iterator<Item = &'a str>, v12: bool) -> Vec<String> {
+    values
         .filter(|v| !v.contains('$'))
         .map(|v| v.trim_matches(['"', '\'']))
-        // v12: a value is a directory only when it is one word of a path
-        // (`D=tools`), not an expression (`out = os.path.join(p,`), which
-        // would read every word again from a base that is none.
         .filter(|v| !v12 || !v.contains(refs::is_separator))
         .filter_map(refs::normalise_cased)
-        .collect();
-    Words { pieces, values }
+        .collect()
 }

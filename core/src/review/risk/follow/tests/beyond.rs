@@ -651,6 +651,23 @@ fn v12_names_what_round_27_found() {
         X,
     ]);
     assert!(r.names("lib/x.py"), "pre-commit python3 -m scripts");
+
+    // 27ma, 27ma2: a variable holding several directories, each a
+    // directory the file's commands may run in (a recursive `make`).
+    let plugins = ("plugins/Makefile", "all:\n\tpython3 ../lib/x.py\n");
+    let core = ("core/Makefile", "all:\n\techo core\n");
+    let makefile = "SUBDIRS = core plugins\nall:\n\tfor d in $(SUBDIRS); do $(MAKE) -C $$d; done\n";
+    let r = named(&with_task(
+        &tasks("make"),
+        &[("Makefile", makefile), core, plugins, X],
+    ));
+    assert!(r.names("lib/x.py"), "{makefile}");
+    let script = "DIRS=\"core plugins\"\nfor d in $DIRS; do make -C \"$d\"; done\n";
+    let r = named(&with_task(
+        &tasks("sh tools/build-all.sh"),
+        &[("tools/build-all.sh", script), core, plugins, X],
+    ));
+    assert!(r.names("lib/x.py"), "{script}");
 }
 
 /// Beside round 27's fixes: a glob after a variable no file assigns (the
