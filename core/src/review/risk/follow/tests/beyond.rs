@@ -688,3 +688,38 @@ fn round_27s_legitimate_flows_name_only_what_they_run() {
         assert!(!r.names("tools/gen.py"), "{command}");
     }
 }
+
+/// Found by the `risk_follow` fuzz target: a file read in turn that the
+/// ports could not read whole may assign any variable, so no variable's
+/// value is known. Before, a file that used `D` bare made `D` unknown
+/// when read whole (every file named), and cut short it was left out of
+/// the variables, so `D` kept its one literal value and the tier fell.
+#[test]
+fn a_file_cut_short_makes_no_variable_known() {
+    let tree = [
+        (".envrc", "source tools/run\n"),
+        (
+            "tools/run",
+            "D=tools; for f in \"$D\"/*.x; do sh \"$f\"; done\n",
+        ),
+        ("tools/a.sh", "D d\n"),
+        X,
+    ];
+    let policy = RiskPolicy::newest();
+    let rule = policy.references_followed.as_ref().unwrap();
+    let mut read = ports_read(&tree);
+    let whole = follow(&read, policy.reference_configs(), rule, rule.last_step()).0;
+    for c in &mut read {
+        if c.path.as_str() == "tools/a.sh"
+            && let CandidateContent::Bytes { complete, .. } = &mut c.content
+        {
+            *complete = false;
+        }
+    }
+    let cut = follow(&read, policy.reference_configs(), rule, rule.last_step()).0;
+    assert!(!whole.names("lib/x.py") || cut.names("lib/x.py"));
+    assert!(
+        cut.names("lib/x.py"),
+        "cut short, tools/a.sh may assign D anything"
+    );
+}
