@@ -54,6 +54,7 @@ const WORDS: &[&str] = &[
     "npm",
     "run",
     "D=tools",
+    "D",
     "$D",
     "${D}",
     "${D:-lib}",

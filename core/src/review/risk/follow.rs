@@ -303,6 +303,21 @@ pub(super) fn follow_all(
             list_below: below,
         }
     };
+    // v12: a file the ports read because a step asked for it, but could
+    // not read whole, may run anything and assign any variable: every
+    // file is named, whatever the steps now reach (found by the
+    // `risk_follow` fuzz target and the property test: a file read whole
+    // that made a variable unknown, cut short, left it one literal value,
+    // and the other way round, and the tier fell). A listing's marker (no
+    // bytes) is no file.
+    if v12
+        && configs.iter().any(|c| {
+            matches!(&c.content, CandidateContent::Bytes { bytes, complete: false } if !bytes.is_empty())
+        })
+    {
+        out.unread = true;
+        return done(out, BTreeSet::new(), BTreeSet::new());
+    }
     // What the files followed assign each variable: the values of every
     // command's environment (round 22's 22d, round 23's 23c).
     let vars = if v12 {

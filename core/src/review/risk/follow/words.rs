@@ -160,22 +160,12 @@ impl Vars {
     pub(super) fn of(configs: &[RunConfig]) -> Vars {
         let mut vars = Vars::default();
         for c in configs {
-            let bytes = match &c.content {
-                CandidateContent::Bytes {
-                    bytes,
-                    complete: true,
-                } => bytes,
-                // A file not read whole may assign any variable (found by
-                // the `risk_follow` fuzz target); a listing's marker (no
-                // bytes) assigns nothing.
-                CandidateContent::Bytes {
-                    bytes,
-                    complete: false,
-                } if !bytes.is_empty() => {
-                    vars.dynamic = true;
-                    continue;
-                }
-                _ => continue,
+            let CandidateContent::Bytes {
+                bytes,
+                complete: true,
+            } = &c.content
+            else {
+                continue;
             };
             let text = String::from_utf8_lossy(bytes);
             let path = c.path.as_str();

@@ -690,12 +690,13 @@ fn round_27s_legitimate_flows_name_only_what_they_run() {
 }
 
 /// Found by the `risk_follow` fuzz target: a file read in turn that the
-/// ports could not read whole may assign any variable, so no variable's
-/// value is known. Before, a file that used `D` bare made `D` unknown
-/// when read whole (every file named), and cut short it was left out of
-/// the variables, so `D` kept its one literal value and the tier fell.
+/// ports could not read whole may run anything and assign any variable,
+/// so every file is named. Before, a file that used `D` bare made `D`
+/// unknown when read whole (every file named), and cut short it was left
+/// out of the variables, so `D` kept its one literal value and the tier
+/// fell.
 #[test]
-fn a_file_cut_short_makes_no_variable_known() {
+fn a_file_cut_short_names_every_file() {
     let tree = [
         (".envrc", "source tools/run\n"),
         (
