@@ -300,3 +300,41 @@ pub fn newest_tier(
     };
     RiskPolicy::newest().classify_in(files, 1, trees).level()
 }
+
+/// The properties v12's following holds for `files` once the ports read
+/// `read` (the property test and the fuzz target over its trees): the
+/// configurations only raise the tier, the file at `cut` (modulo the
+/// number read) taken as cut short never lowers it, and the order of the
+/// files read does not change it. `Err` names the one that failed.
+pub fn following_holds(
+    files: &[ChangedFile],
+    read: &[crate::review::risk::RunConfig],
+    cut: usize,
+) -> Result<(), String> {
+    let with = newest_tier(files, read);
+    let without = newest_tier(files, &[]);
+    if with.rank() < without.rank() {
+        return Err(format!("without the tree {without:?}, with it {with:?}"));
+    }
+    if !read.is_empty() {
+        let mut short = read.to_vec();
+        let at = cut % short.len();
+        if let CandidateContent::Bytes { complete, .. } = &mut short[at].content {
+            *complete = false;
+        }
+        let cut_short = newest_tier(files, &short);
+        if cut_short.rank() < with.rank() {
+            return Err(format!(
+                "{} read whole {with:?}, cut short {cut_short:?}",
+                short[at].path.as_str()
+            ));
+        }
+    }
+    let mut reversed = read.to_vec();
+    reversed.reverse();
+    let again = newest_tier(files, &reversed);
+    if again != with {
+        return Err(format!("{with:?}, the files in the other order {again:?}"));
+    }
+    Ok(())
+}
