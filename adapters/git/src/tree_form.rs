@@ -92,6 +92,20 @@ fn shown_path(path: &str) -> String {
     }
 }
 
+/// The first entry of `list` named `part`, as git's lookup finds it.
+fn named_entry<'e, 'b>(list: &'e [Entry<'b>], part: &str) -> Option<&'e Entry<'b>> {
+    list.iter().find(|e| e.name == part.as_bytes())
+}
+
+/// The path of `part` in the directory at `walked` (the root: empty).
+fn below(walked: &str, part: &str) -> String {
+    if walked.is_empty() {
+        part.to_string()
+    } else {
+        format!("{walked}/{part}")
+    }
+}
+
 fn hex(raw: &[u8]) -> String {
     raw.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -292,15 +306,10 @@ impl Repo {
                 }
                 let bytes = seen.get(id).map_or(&[][..], Vec::as_slice);
                 let list = entries(bytes, id.len() / 2).unwrap_or_default();
-                if let Some(e) = list.iter().find(|e| e.name == part.as_bytes())
+                if let Some(e) = named_entry(&list, part)
                     && e.is_dir()
                 {
-                    let inner = if walked.is_empty() {
-                        (*part).to_string()
-                    } else {
-                        format!("{walked}/{part}")
-                    };
-                    next.push((hex(e.id), inner, rest.to_vec()));
+                    next.push((hex(e.id), below(walked, part), rest.to_vec()));
                 }
             }
             level = next;
@@ -412,18 +421,11 @@ impl Repo {
             };
             let bytes = self.checked(seen, &at, &walked)?;
             let list = entries(bytes, at.len() / 2).unwrap_or_default();
-            let Some(e) = list.iter().find(|e| e.name == part.as_bytes()) else {
+            let Some(e) = named_entry(&list, &part) else {
                 return Ok(None);
             };
             match e.mode & 0o170000 {
-                DIR_MODE => {
-                    let inner = if walked.is_empty() {
-                        part
-                    } else {
-                        format!("{walked}/{part}")
-                    };
-                    dirs.push((hex(e.id), inner));
-                }
+                DIR_MODE => dirs.push((hex(e.id), below(&walked, &part))),
                 0o120000 if follow => {
                     hops += 1;
                     if hops > MAX_LINK_HOPS {

@@ -577,6 +577,14 @@ fn yaml_unescape(s: &str) -> String {
     out
 }
 
+/// A shell source's lines with their comments left out: a line that is a
+/// comment, and what follows ` #` on a line.
+pub(super) fn code_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
+        .map(|l| l.split(" #").next().unwrap_or(l))
+        .filter(|l| !l.trim_start().starts_with('#'))
+}
+
 /// An `.envrc`'s words, and the directories it names: it is a shell
 /// script direnv runs on entering the directory, so any word may name a
 /// file it runs (`source_env`, `source`, `dotenv`, `watch_file`,
@@ -591,11 +599,7 @@ fn yaml_unescape(s: &str) -> String {
 pub(super) fn envrc_words(text: &str) -> (Vec<String>, Vec<String>) {
     let mut out = Vec::new();
     let mut dirs = Vec::new();
-    for line in text.lines() {
-        let code = line.split(" #").next().unwrap_or(line);
-        if code.trim_start().starts_with('#') {
-            continue;
-        }
+    for code in code_lines(text) {
         let joined: String = code
             .chars()
             .filter(|c| !matches!(c, '"' | '\'' | '\\'))

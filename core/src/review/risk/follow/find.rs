@@ -3,7 +3,7 @@
 //! bound what that is.
 
 use super::structural;
-use super::tables::command_after;
+use super::tables::{SHELLS, command_after};
 use super::{Piece, base_name};
 
 /// Commands that change what they are given in place, check it, or
@@ -91,7 +91,7 @@ pub(super) fn narrowing(pieces: &[Piece], lower: &[String], at: usize) -> Vec<St
     let files = expression
         .windows(2)
         .any(|w| w[0] == "-type" && w[1] == "f")
-        || action.is_some_and(|a| ["sh", "bash", "zsh", "dash", "ksh"].contains(&a));
+        || action.is_some_and(|a| SHELLS.contains(&a));
     if !files {
         return Vec::new();
     }

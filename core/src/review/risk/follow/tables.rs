@@ -294,9 +294,13 @@ pub(super) fn is_argument(name: &str) -> bool {
         .all(|c| c.is_ascii_digit() || matches!(c, '@' | '*' | '#'))
 }
 
+/// The shells: each runs the script it is given.
+pub(super) const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh"];
+
 /// Whether `name` runs the file it is given: a shell or a runtime.
 pub(super) fn is_runner(name: &str) -> bool {
-    ["sh", "bash", "zsh", "dash", "ksh", "source", "."].contains(&name)
+    SHELLS.contains(&name)
+        || matches!(name, "source" | ".")
         || (structural::RUNS_DIRECTORY.contains(&name) && name != "run-parts")
 }
 

@@ -60,10 +60,9 @@ pub(super) fn file_words(path: &str, text: &str, config: bool, v12: bool) -> Wor
         if v12 {
             // Each word of a value that holds several (red team round
             // 27's 27ma, 27ma2).
-            let more = list_values(text, is_makefile(path));
-            words
-                .values
-                .extend(as_values(more.iter().map(String::as_str), v12));
+            let more = several_values(text, is_makefile(path));
+            let more = more.iter().flat_map(|(_, v)| v.iter().map(String::as_str));
+            words.values.extend(as_values(more, v12));
             words.values.sort();
             words.values.dedup();
         }
@@ -78,18 +77,16 @@ fn is_makefile(path: &str) -> bool {
     matches!(name, "Makefile" | "makefile" | "GNUmakefile") || name.ends_with(".mk")
 }
 
-/// The words of each value that holds several (v12): `make`'s `SUBDIRS =
-/// core plugins` (and, in a makefile, `SUBDIRS=core plugins`), and a
-/// shell's quoted `DIRS="core plugins"`. A loop over such a variable
-/// (`for d in $(SUBDIRS); do $(MAKE) -C $$d`) may run in each of them,
-/// so each is a directory the file's commands may enter.
-fn list_values(text: &str, makefile: bool) -> Vec<String> {
+/// Each name given a value that holds several words, with those words
+/// (v12): `make`'s `SUBDIRS = core plugins` (and, in a makefile,
+/// `SUBDIRS=core plugins`), and a shell's quoted `DIRS="core plugins"`,
+/// also after `export`, `local` and the like. A loop over such a variable
+/// (`for d in $(SUBDIRS); do $(MAKE) -C $$d`) may run in each of them, and
+/// a walker given it (`run-parts $DIRS`) walks each (red team round 27's
+/// 27ma, 27ma2).
+pub(super) fn several_values(text: &str, makefile: bool) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
-    for line in text.lines() {
-        let code = line.split(" #").next().unwrap_or(line);
-        if code.trim_start().starts_with('#') {
-            continue;
-        }
+    for code in refs::code_lines(text) {
         for command in code.split([';', '&', '|']) {
             let words: Vec<&str> = command.split_whitespace().collect();
             // `D = a b`, `D := a b`.
@@ -98,10 +95,23 @@ fn list_values(text: &str, makefile: bool) -> Vec<String> {
                 && is_name(name)
                 && rest.len() > 1
             {
-                out.extend(rest.iter().map(|w| w.trim_matches(['"', '\'']).to_string()));
+                let values = rest.iter().map(|w| w.trim_matches(['"', '\'']).to_string());
+                out.push(((*name).to_string(), values.collect()));
                 continue;
             }
-            let Some((name, value)) = command.trim_start().split_once('=') else {
+            // Past a declaring command and its options (`export -n`).
+            let command = command.trim_start();
+            let skipped = words
+                .iter()
+                .take_while(|w| DECLARES.contains(w) || w.starts_with('-'))
+                .count();
+            let Some(first) = words.get(skipped) else {
+                continue;
+            };
+            let Some(at) = command.find(first) else {
+                continue;
+            };
+            let Some((name, value)) = command[at..].split_once('=') else {
                 continue;
             };
             let name = name.trim_end_matches([':', '?', '+', '!']);
@@ -114,10 +124,13 @@ fn list_values(text: &str, makefile: bool) -> Vec<String> {
                 .strip_prefix(['"', '\''])
                 .and_then(|v| v.split_once(['"', '\'']))
                 .map(|(inside, _)| inside);
-            match quoted {
-                Some(inside) => out.extend(inside.split_whitespace().map(str::to_string)),
-                None if makefile => out.extend(value.split_whitespace().map(str::to_string)),
-                None => {}
+            let values: Vec<String> = match quoted {
+                Some(inside) => inside.split_whitespace().map(str::to_string).collect(),
+                None if makefile => value.split_whitespace().map(str::to_string).collect(),
+                None => continue,
+            };
+            if values.len() > 1 {
+                out.push((name.to_string(), values));
             }
         }
     }
@@ -175,15 +188,13 @@ impl Vars {
                 for (w, _) in structural::json_words(&text) {
                     let tokens = tokens_of(std::slice::from_ref(&w));
                     vars.read(&tokens, tokens.len() > 1);
+                    vars.assign_several(&w, false);
                 }
             } else {
                 // Line by line, so that each command's first word is
                 // known; quotes joined and comments left out, as
                 // `envrc_words` reads them.
-                let lines: Vec<String> = text
-                    .lines()
-                    .map(|l| l.split(" #").next().unwrap_or(l))
-                    .filter(|l| !l.trim_start().starts_with('#'))
+                let lines: Vec<String> = refs::code_lines(&text)
                     .map(|l| {
                         let mut joined: String = l
                             .chars()
@@ -194,6 +205,7 @@ impl Vars {
                     })
                     .collect();
                 vars.read(&tokens_of(&lines), true);
+                vars.assign_several(&text, is_makefile(path));
             }
             // `${D:=tools}` and `${D=tools}` assign their default.
             let mut rest = text.as_ref();
@@ -305,6 +317,16 @@ impl Vars {
                 if !declared {
                     self.computed.insert(t.to_string());
                 }
+            }
+        }
+    }
+
+    /// Each word of each value in `text` that holds several
+    /// ([`several_values`]) is one of its name's values.
+    fn assign_several(&mut self, text: &str, makefile: bool) {
+        for (name, values) in several_values(text, makefile) {
+            for v in values {
+                self.assign(&name, &v);
             }
         }
     }

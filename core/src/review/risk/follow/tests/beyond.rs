@@ -724,3 +724,56 @@ fn a_file_cut_short_names_every_file() {
         "cut short, tools/a.sh may assign D anything"
     );
 }
+
+/// Found in the final read: a walker given a variable computed at run
+/// time followed by a path (`run-parts "$D"/hooks`) may walk any
+/// directory, as a glob after such a variable does (27va2); before, only
+/// the tail was walked, from the root. And a variable holding several
+/// words (`DIRS="tools/safe tools/hooks"`) gives a walker each of them,
+/// not the first only (27ma's values, per name).
+#[test]
+fn a_walkers_variable_is_read_as_a_globs_is() {
+    let hook = ("tools/hooks/a", "python3 lib/x.py\n");
+    for command in [
+        "D=$(cd tools && pwd); run-parts \\\"$D\\\"/hooks",
+        "D=$(git rev-parse --show-toplevel)/tools; run-parts \\\"$D\\\"/hooks",
+        "D=$(dirname $PWD/x)/tools; H=hooks; run-parts \\\"$D\\\"/$H",
+        "DIRS=\\\"tools/safe tools/hooks\\\"; for d in $DIRS; do run-parts $d; done",
+        "DIRS=\\\"tools/safe tools/hooks\\\"; run-parts $DIRS",
+    ] {
+        let r = named(&with_task(&tasks(command), &[hook, X]));
+        assert!(r.names("lib/x.py"), "{command}");
+    }
+    let makefile =
+        "HOOKS = tools/safe tools/hooks\nall:\n\tfor d in $(HOOKS); do run-parts $$d; done\n";
+    let r = named(&with_task(
+        &tasks("make"),
+        &[("Makefile", makefile), hook, X],
+    ));
+    assert!(r.names("lib/x.py"), "{makefile}");
+    // The values given in another file (an `.envrc`'s export).
+    let r = named(&[
+        (".envrc", "export HOOKS=\"tools/safe tools/hooks\"\n"),
+        (
+            ".vscode/tasks.json",
+            &task_of("for d in $HOOKS; do run-parts $d; done"),
+        ),
+        hook,
+        X,
+    ]);
+    assert!(r.names("lib/x.py"), "an .envrc's HOOKS, a loop over it");
+    let r = named(&[
+        (".envrc", "export HOOKS=\"tools/safe tools/hooks\"\n"),
+        (".vscode/tasks.json", &task_of("run-parts $HOOKS")),
+        hook,
+        X,
+    ]);
+    assert!(r.names("lib/x.py"), "an .envrc's HOOKS");
+    // The workspace's variable, unassigned, is the root: no other file.
+    let r = named(&with_task(
+        &tasks("run-parts \\\"${workspaceFolder}\\\"/tools/hooks"),
+        &[hook, X, ("src/server.py", "print(1)\n")],
+    ));
+    assert!(r.names("lib/x.py"));
+    assert!(!r.names("src/server.py"));
+}
