@@ -85,6 +85,16 @@ impl GitPort for Repo {
         Ok(Repo::list_followed(self, &dirs, below, limit)?)
     }
 
+    fn list_matching(
+        &self,
+        asks: &[(&TreeId, &probity_core::review::Matching)],
+        limit: usize,
+    ) -> Result<Vec<probity_core::review::Listed>, AdapterError> {
+        let asks: Vec<(&str, &probity_core::review::Matching)> =
+            asks.iter().map(|(t, m)| (t.as_str(), *m)).collect();
+        Ok(Repo::list_matching(self, &asks, limit)?)
+    }
+
     fn keep_trees(
         &self,
         lineage: &LineageId,

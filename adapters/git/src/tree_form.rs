@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use probity_core::review::{Listed, TreeEntryName, TreeMalformed, tree_problem};
+use probity_core::review::{Listed, Matching, TreeEntryName, TreeMalformed, tree_problem};
 
 use crate::Repo;
 use crate::cmd::GitError;
@@ -281,21 +281,11 @@ impl Repo {
             })
             .collect();
         while !level.is_empty() {
-            let mut want: Vec<(&str, &str)> = level
+            let want: Vec<(&str, &str)> = level
                 .iter()
-                .filter(|(id, _, _)| !seen.contains_key(id))
                 .map(|(id, walked, _)| (id.as_str(), walked.as_str()))
                 .collect();
-            want.sort_unstable();
-            want.dedup_by(|a, b| a.0 == b.0);
-            for batch in want.chunks(TREES_PER_BATCH) {
-                let ids: Vec<&str> = batch.iter().map(|(id, _)| *id).collect();
-                let paths: Vec<String> = batch.iter().map(|(_, p)| (*p).to_string()).collect();
-                for ((id, path), bytes) in batch.iter().zip(self.tree_bytes(&ids, &paths)?) {
-                    self.checked_tree(id, path, &bytes)?;
-                    seen.insert((*id).to_string(), bytes);
-                }
-            }
+            self.read_level(&want, seen)?;
             let mut next = Vec::new();
             for (id, walked, parts) in &level {
                 let Some((part, rest)) = parts.split_first() else {
@@ -313,6 +303,28 @@ impl Repo {
                 }
             }
             level = next;
+        }
+        Ok(())
+    }
+
+    /// Reads into `seen`, checked, each tree of `want` (id, path) it does
+    /// not hold yet: one batch of the object reader for at most
+    /// [`TREES_PER_BATCH`] trees.
+    fn read_level(&self, want: &[(&str, &str)], seen: &mut Checked) -> Result<(), GitError> {
+        let mut want: Vec<(&str, &str)> = want
+            .iter()
+            .filter(|(id, _)| !seen.contains_key(*id))
+            .copied()
+            .collect();
+        want.sort_unstable();
+        want.dedup_by(|a, b| a.0 == b.0);
+        for batch in want.chunks(TREES_PER_BATCH) {
+            let ids: Vec<&str> = batch.iter().map(|(id, _)| *id).collect();
+            let paths: Vec<String> = batch.iter().map(|(_, p)| (*p).to_string()).collect();
+            for ((id, path), bytes) in batch.iter().zip(self.tree_bytes(&ids, &paths)?) {
+                self.checked_tree(id, path, &bytes)?;
+                seen.insert((*id).to_string(), bytes);
+            }
         }
         Ok(())
     }
@@ -339,6 +351,13 @@ impl Repo {
 
 /// Trees read and checked in one call, by id.
 type Checked = HashMap<String, Vec<u8>>;
+
+/// What a listing keeps: with `below`, what the subdirectories hold too;
+/// with a listing by name, only the files it matches.
+struct Keep<'m> {
+    below: bool,
+    by: Option<&'m Matching>,
+}
 
 /// Where a walk ends: a blob's id, or a directory's tree id and path.
 enum Found {
@@ -459,19 +478,55 @@ impl Repo {
     /// subdirectories' too, as a checkout shows the directory (links on
     /// the way to it followed, as [`Repo::read_paths_followed`] walks),
     /// each as the directory asked joined with the path below it; more
-    /// than `limit`, or a name that is not UTF-8, answers
-    /// [`Listed::Unknown`] (risk policy v12's walks, D-R174). A link
-    /// below is a file here (a read follows it); a submodule holds
-    /// nothing this repository has.
+    /// than `limit`, more than [`Listed::MAX_TREES`] directories, or a
+    /// name that is not UTF-8, answers [`Listed::Unknown`] (risk policy
+    /// v12's walks, D-R174). A link below is a file here (a read follows
+    /// it); a submodule holds nothing this repository has.
     pub fn list_followed(
         &self,
         dirs: &[(&str, &str)],
         below: bool,
         limit: usize,
     ) -> Result<Vec<Listed>, GitError> {
-        let (roots, mut seen) = self.lookup_trees(dirs)?;
-        let mut out = Vec::with_capacity(dirs.len());
-        for ((_, path), root) in dirs.iter().zip(roots) {
+        let asks: Vec<(&str, &str, Keep<'_>)> = dirs
+            .iter()
+            .map(|(rev, path)| (*rev, *path, Keep { below, by: None }))
+            .collect();
+        self.listed(&asks, limit)
+    }
+
+    /// [`Repo::list_followed`] for listings by name: the files below
+    /// each (rev, listing's directory; the root when empty) that
+    /// [`Matching::keeps`], named from the root; `limit` counts only them
+    /// (red team round 27: `find . -name '*_test.sh'`, a discovery).
+    pub fn list_matching(
+        &self,
+        asks: &[(&str, &Matching)],
+        limit: usize,
+    ) -> Result<Vec<Listed>, GitError> {
+        let asks: Vec<(&str, &str, Keep<'_>)> = asks
+            .iter()
+            .map(|(rev, m)| {
+                let keep = Keep {
+                    below: true,
+                    by: Some(m),
+                };
+                (*rev, m.dir(), keep)
+            })
+            .collect();
+        self.listed(&asks, limit)
+    }
+
+    /// Each (rev, directory, what is kept) listed.
+    fn listed(
+        &self,
+        asks: &[(&str, &str, Keep<'_>)],
+        limit: usize,
+    ) -> Result<Vec<Listed>, GitError> {
+        let dirs: Vec<(&str, &str)> = asks.iter().map(|(rev, dir, _)| (*rev, *dir)).collect();
+        let (roots, mut seen) = self.lookup_trees(&dirs)?;
+        let mut out = Vec::with_capacity(asks.len());
+        for ((_, path, keep), root) in asks.iter().zip(roots) {
             let Some(root) = root else {
                 out.push(Listed::NotADirectory);
                 continue;
@@ -480,43 +535,61 @@ impl Repo {
                 out.push(Listed::NotADirectory);
                 continue;
             };
-            out.push(self.files_below(&mut seen, (id, walked), path, below, limit)?);
+            out.push(self.files_below(&mut seen, (id, walked), path, keep, limit)?);
         }
         Ok(out)
     }
 
     /// The files below the tree `at` (id, path walked), named from
-    /// `shown`; [`Listed::Unknown`] past `limit` or at a name that is not
+    /// `shown`, that `keep` takes, read a level at a time;
+    /// [`Listed::Unknown`] past `limit` files taken, past
+    /// [`Listed::MAX_TREES`] directories read, or at a name that is not
     /// UTF-8.
     fn files_below(
         &self,
         seen: &mut Checked,
         at: (String, String),
         shown: &str,
-        below: bool,
+        keep: &Keep<'_>,
         limit: usize,
     ) -> Result<Listed, GitError> {
         let mut files = Vec::new();
-        let mut todo = vec![(at, shown.trim_end_matches('/').to_string())];
-        while let Some(((id, walked), name)) = todo.pop() {
-            let bytes = self.checked(seen, &id, &walked)?;
-            let list = entries(bytes, id.len() / 2).unwrap_or_default();
-            for e in &list {
-                let Ok(entry) = std::str::from_utf8(e.name) else {
-                    return Ok(Listed::Unknown);
-                };
-                let named = format!("{name}/{entry}");
-                match e.mode & 0o170000 {
-                    0o100000 | 0o120000 => files.push(named),
-                    DIR_MODE if below => {
-                        todo.push(((hex(e.id), format!("{walked}/{entry}")), named));
+        let mut level = vec![(at, shown.trim_end_matches('/').to_string())];
+        let mut trees = 0usize;
+        while !level.is_empty() {
+            trees += level.len();
+            if trees > Listed::MAX_TREES {
+                return Ok(Listed::Unknown);
+            }
+            let want: Vec<(&str, &str)> = level
+                .iter()
+                .map(|((id, walked), _)| (id.as_str(), walked.as_str()))
+                .collect();
+            self.read_level(&want, seen)?;
+            let mut next = Vec::new();
+            for ((id, walked), name) in &level {
+                let bytes = seen.get(id).map_or(&[][..], Vec::as_slice);
+                let list = entries(bytes, id.len() / 2).unwrap_or_default();
+                for e in &list {
+                    let Ok(entry) = std::str::from_utf8(e.name) else {
+                        return Ok(Listed::Unknown);
+                    };
+                    let named = below(name, entry);
+                    match e.mode & 0o170000 {
+                        0o100000 | 0o120000 if keep.by.is_none_or(|m| m.keeps(&named)) => {
+                            files.push(named);
+                        }
+                        DIR_MODE if keep.below => {
+                            next.push(((hex(e.id), below(walked, entry)), named));
+                        }
+                        _ => {}
                     }
-                    _ => {}
-                }
-                if files.len() > limit {
-                    return Ok(Listed::Unknown);
+                    if files.len() > limit {
+                        return Ok(Listed::Unknown);
+                    }
                 }
             }
+            level = next;
         }
         files.sort();
         Ok(Listed::Files(files))
@@ -583,283 +656,4 @@ impl Repo {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use probity_core::review::TreeId;
-
-    fn tree(list: &[(&str, &str)]) -> Vec<u8> {
-        let mut out = Vec::new();
-        for (mode, name) in list {
-            out.extend_from_slice(mode.as_bytes());
-            out.push(b' ');
-            out.extend_from_slice(name.as_bytes());
-            out.push(0);
-            out.extend_from_slice(&[7u8; 20]);
-        }
-        out
-    }
-
-    #[test]
-    fn entries_are_read_as_git_writes_them() {
-        let bytes = tree(&[("100644", "a"), ("40000", "d"), ("160000", "m")]);
-        let list = entries(&bytes, 20).unwrap();
-        let named: Vec<(bool, &[u8])> = list.iter().map(|e| (e.is_dir(), e.name)).collect();
-        assert_eq!(
-            named,
-            vec![(false, &b"a"[..]), (true, &b"d"[..]), (false, &b"m"[..])]
-        );
-        assert_eq!(list[0].mode, 0o100644);
-        assert!(list.iter().all(|e| e.id == [7u8; 20]));
-    }
-
-    #[test]
-    fn bytes_that_are_no_tree_are_refused() {
-        let mut cut = tree(&[("100644", "a")]);
-        cut.pop();
-        assert!(entries(&cut, 20).is_err());
-        assert!(entries(b"100644 a", 20).is_err());
-        assert!(entries(b"10064x a\0", 20).is_err());
-        assert!(entries(b" a\0", 20).is_err());
-    }
-
-    /// A tree written as given, as anyone with git can.
-    fn literal_tree(f: &crate::fixture::Fixture, list: &[(&str, &str, &str)]) -> String {
-        let mut bytes = Vec::new();
-        for (mode, name, id) in list {
-            bytes.extend_from_slice(format!("{mode} {name}\0").as_bytes());
-            bytes.extend_from_slice(&crate::loose::raw_id(crate::loose::Format::Sha1, id).unwrap());
-        }
-        let path = f.root().join("tree.bin");
-        std::fs::write(&path, bytes).unwrap();
-        let out = f
-            .git(&["hash-object", "-t", "tree", "-w", "--literally", "tree.bin"])
-            .unwrap();
-        std::fs::remove_file(&path).unwrap();
-        String::from_utf8(out).unwrap().trim().to_string()
-    }
-
-    fn id(f: &crate::fixture::Fixture, spec: &str) -> String {
-        let out = f.git(&["rev-parse", spec]).unwrap();
-        String::from_utf8(out).unwrap().trim().to_string()
-    }
-
-    fn problem_of(e: GitError) -> TreeMalformed {
-        match e {
-            GitError::TreeMalformed(m) => m,
-            other => panic!("not a malformed tree: {other}"),
-        }
-    }
-
-    /// On a real repository: a changed directory holding a duplicate is
-    /// refused with its path, an unchanged one is never read, a tree out
-    /// of order is refused, and the lookups through a malformed tree fail
-    /// where git's answer would have been none.
-    #[test]
-    fn the_trees_a_candidate_brings_and_a_lookup_passes_are_checked() {
-        let f = crate::fixture::Fixture::new().unwrap();
-        f.write("src/a.rs", "a\n").unwrap();
-        f.write("docs/guide.md", "g\n").unwrap();
-        f.write(".probity/policy.json", "{}\n").unwrap();
-        f.commit_all("base").unwrap();
-        let repo = f.repo().unwrap();
-        let base = id(&f, "HEAD^{tree}");
-        let blob = id(&f, "HEAD:src/a.rs");
-        let (src, docs, dot) = (
-            id(&f, "HEAD:src"),
-            id(&f, "HEAD:docs"),
-            id(&f, "HEAD:.probity"),
-        );
-        // `src/` with `a.rs` twice: found at `src`, the changed directory.
-        let dup_src = literal_tree(&f, &[("100644", "a.rs", &blob), ("100644", "a.rs", &blob)]);
-        let root = |src: &str| {
-            literal_tree(
-                &f,
-                &[
-                    ("40000", ".probity", &dot),
-                    ("40000", "docs", &docs),
-                    ("40000", "src", src),
-                ],
-            )
-        };
-        let bad = root(&dup_src);
-        let m = problem_of(repo.check_candidate_trees(&base, &bad).unwrap_err());
-        assert_eq!(
-            (m.path.as_str(), m.tree.as_str()),
-            ("src", dup_src.as_str())
-        );
-        assert!(
-            m.problem.contains("two entries named `a.rs`"),
-            "{}",
-            m.problem
-        );
-        // The same candidate as a diff: refused before git diffs it.
-        let (from, to) = (TreeId::parse(&base).unwrap(), TreeId::parse(&bad).unwrap());
-        let r = repo.diff_files(&from, &to);
-        assert!(matches!(r, Err(GitError::TreeMalformed(_))), "{r:?}");
-        // A well-formed candidate passes; the base against itself reads nothing.
-        repo.check_candidate_trees(&base, &root(&src)).unwrap();
-        repo.check_candidate_trees(&bad, &bad).unwrap();
-        // The root out of order.
-        let unsorted = literal_tree(
-            &f,
-            &[
-                ("40000", "src", &src),
-                ("40000", ".probity", &dot),
-                ("40000", "docs", &docs),
-            ],
-        );
-        let m = problem_of(repo.check_candidate_trees(&base, &unsorted).unwrap_err());
-        assert_eq!(m.path, "/");
-        assert!(
-            m.problem.contains("`.probity` listed after `src`"),
-            "{}",
-            m.problem
-        );
-        // A blob `.probity` before its directory: git's lookup answers
-        // nothing; ours refuses.
-        let hidden = literal_tree(
-            &f,
-            &[
-                ("100644", ".probity", &blob),
-                ("40000", ".probity", &dot),
-                ("40000", "docs", &docs),
-                ("40000", "src", &src),
-            ],
-        );
-        assert!(
-            f.git(&["cat-file", "-e", &format!("{hidden}:.probity/policy.json")])
-                .is_err()
-        );
-        let m = problem_of(
-            repo.read_path(&hidden, ".probity/policy.json", 64)
-                .unwrap_err(),
-        );
-        assert!(
-            m.problem.contains("two entries named `.probity`"),
-            "{}",
-            m.problem
-        );
-        // Well formed, the same lookups answer as git does.
-        assert_eq!(
-            repo.read_path(&base, ".probity/policy.json", 64)
-                .unwrap()
-                .as_deref(),
-            Some(&b"{}\n"[..])
-        );
-        assert_eq!(repo.read_path(&base, "docs/none.md", 64).unwrap(), None);
-        assert_eq!(repo.read_path(&base, "nowhere/x", 64).unwrap(), None);
-    }
-
-    /// On a real repository: a directory's files as a checkout shows it
-    /// (through a directory link), its subdirectories' too;
-    /// a file, an absent path and a link out of the tree are no
-    /// directory; more files than asked is unknown (D-R174).
-    #[test]
-    fn a_directory_is_listed_as_a_checkout_shows_it() {
-        let f = crate::fixture::Fixture::new().unwrap();
-        f.write("tools/hooks/a", "a\n").unwrap();
-        f.write("tools/hooks/b.sh", "b\n").unwrap();
-        f.write("tools/hooks/deep/c", "c\n").unwrap();
-        std::os::unix::fs::symlink("tools/hooks", f.root().join("hooks")).unwrap();
-        std::os::unix::fs::symlink("/etc", f.root().join("abs")).unwrap();
-        f.commit_all("hooks").unwrap();
-        let repo = f.repo().unwrap();
-        let list = |path: &str, limit: usize| {
-            repo.list_followed(&[("HEAD", path)], true, limit)
-                .unwrap()
-                .pop()
-                .unwrap()
-        };
-        let files = |l: &[&str]| Listed::Files(l.iter().map(|s| s.to_string()).collect());
-        assert_eq!(
-            list("tools/hooks", 8),
-            files(&["tools/hooks/a", "tools/hooks/b.sh", "tools/hooks/deep/c"])
-        );
-        assert_eq!(
-            list("hooks", 8),
-            files(&["hooks/a", "hooks/b.sh", "hooks/deep/c"])
-        );
-        for none in ["tools/hooks/a", "nowhere", "abs"] {
-            assert_eq!(list(none, 8), Listed::NotADirectory, "{none}");
-        }
-        assert_eq!(list("tools/hooks", 2), Listed::Unknown);
-        // A directory's own files only.
-        assert_eq!(
-            repo.list_followed(&[("HEAD", "tools/hooks")], false, 2)
-                .unwrap(),
-            [files(&["tools/hooks/a", "tools/hooks/b.sh"])]
-        );
-        // Each read of the files listed answers as the directory showed.
-        let read = repo
-            .read_paths_followed(&[("HEAD", "hooks/a")], 64)
-            .unwrap();
-        assert_eq!(read, [Some(b"a\n".to_vec())]);
-    }
-
-    /// On a real repository: a configuration read as a checkout shows
-    /// it, through a directory link and a file link; a link leaving the
-    /// tree, a loop and a dangling link read as absent.
-    #[test]
-    fn paths_are_read_through_the_trees_links() {
-        let f = crate::fixture::Fixture::new().unwrap();
-        f.write("editor/tasks.json", "{\"tasks\":[]}\n").unwrap();
-        f.write("conf/envrc", "use nix\n").unwrap();
-        let link = |target: &str, at: &str| {
-            std::os::unix::fs::symlink(target, f.root().join(at)).unwrap();
-        };
-        link("editor", ".vscode");
-        link("conf/envrc", ".envrc");
-        link("/etc", "abs");
-        link("../../x", "up");
-        link("loop", "loop");
-        link("missing", "dangling");
-        // Red team round 14: out of the clone and back in by its name.
-        let name = f.root().file_name().unwrap().to_str().unwrap().to_string();
-        link(&format!("../{name}/editor"), "back");
-        // Red team round 13: `..` after a link leaves the link's target.
-        f.write("tools/deep/er/README", "r\n").unwrap();
-        f.write("tools/deep/vscode/tasks.json", "deep\n").unwrap();
-        f.write("tools/vscode/tasks.json", "decoy\n").unwrap();
-        link("deep/er", "tools/cur");
-        link("tools/cur/../vscode", "linked");
-        f.commit_all("links").unwrap();
-        let repo = f.repo().unwrap();
-        let read = |path: &str| {
-            repo.read_paths_followed(&[("HEAD", path)], 64)
-                .unwrap()
-                .pop()
-                .flatten()
-        };
-        assert_eq!(
-            read(".vscode/tasks.json").as_deref(),
-            Some(&b"{\"tasks\":[]}\n"[..])
-        );
-        assert_eq!(read(".envrc").as_deref(), Some(&b"use nix\n"[..]));
-        assert_eq!(read("linked/tasks.json").as_deref(), Some(&b"deep\n"[..]));
-        assert_eq!(
-            read("back/tasks.json").as_deref(),
-            Some(&b"{\"tasks\":[]}\n"[..])
-        );
-        assert_eq!(
-            read("tools/cur/../../editor/tasks.json").as_deref(),
-            None,
-            "tools/deep/../editor holds nothing"
-        );
-        // git's own lookup stops at the directory link.
-        assert_eq!(
-            repo.read_path("HEAD", ".vscode/tasks.json", 64).unwrap(),
-            None
-        );
-        for absent in [
-            "abs/passwd",
-            "up/y",
-            "loop/z",
-            "loop",
-            "dangling",
-            "editor",
-            "none",
-        ] {
-            assert_eq!(read(absent), None, "{absent}");
-        }
-    }
-}
+mod tests;

@@ -445,6 +445,14 @@ impl<G: GitPort + ?Sized> GitPort for WithNotes<'_, G> {
         self.git.list_followed(dirs, below, limit)
     }
 
+    fn list_matching(
+        &self,
+        asks: &[(&TreeId, &probity_core::review::Matching)],
+        limit: usize,
+    ) -> Result<Vec<probity_core::review::Listed>, AdapterError> {
+        self.git.list_matching(asks, limit)
+    }
+
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError> {
         self.git.line_count(tree, path)
     }

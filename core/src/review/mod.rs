@@ -185,7 +185,7 @@ pub use report::{
     sarif_log,
 };
 pub use risk::{
-    DirectiveRule, FollowRule, GoldenRule, Listed, ManifestKeysRule, POLICY_DOMAIN,
+    DirectiveRule, FollowRule, GoldenRule, Listed, ManifestKeysRule, Matching, POLICY_DOMAIN,
     POLICY_V2_DOMAIN, POLICY_V3_DOMAIN, POLICY_V4_DOMAIN, POLICY_V5_DOMAIN, POLICY_V6_DOMAIN,
     POLICY_V7_DOMAIN, POLICY_V8_DOMAIN, POLICY_V9_DOMAIN, POLICY_V10_DOMAIN, POLICY_V11_DOMAIN,
     POLICY_V12_DOMAIN, ReferenceStep, RiskAssessment, RiskLevel, RiskPolicy, RiskReason, RunConfig,

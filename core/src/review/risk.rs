@@ -36,7 +36,7 @@ pub use links::Symlink;
 pub use memory_tree::ports_read;
 pub use reasons::{RiskAssessment, RiskReason, UnexplainedRisk};
 use refs::References;
-pub use refs::{Listed, ReferenceStep, RunConfig};
+pub use refs::{Listed, Matching, ReferenceStep, RunConfig};
 use scan::Scan;
 
 /// Domain of `policy_hash` for the built-in policy v1.
@@ -488,7 +488,8 @@ impl RiskPolicy {
     /// The ports list each directory in both trees
     /// ([`RiskPolicy::reference_list_bound`] files at most), read the files
     /// listed into the configurations, add [`Listed::marker`] at the
-    /// directory's own path, and ask again. Under v12 the steps go past
+    /// directory's own path, and ask again; a listing by name
+    /// ([`Matching`]) likewise, with [`Matching::marker`]. Under v12 the steps go past
     /// the policy's reads while what is read there are modules a file
     /// read imports (red team round 23): the ports ask until nothing is
     /// left to read, and an empty step past the last one ends it.
@@ -498,13 +499,14 @@ impl RiskPolicy {
                 if done <= rule.last_step() && !self.auto_run_reference_configs.is_empty() =>
             {
                 let f = follow::follow_all(configs, &self.auto_run_reference_configs, rule, done);
-                let (list, list_below) = if rule.structural.is_some() {
-                    (f.list, f.list_below)
+                let (list, list_below, list_matching) = if rule.structural.is_some() {
+                    (f.list, f.list_below, f.list_matching)
                 } else {
-                    (Vec::new(), Vec::new())
+                    (Vec::new(), Vec::new(), Vec::new())
                 };
                 let read = if !list.is_empty()
                     || !list_below.is_empty()
+                    || !list_matching.is_empty()
                     || f.next.len() > rule.names_bound()
                 {
                     Vec::new()
@@ -514,6 +516,7 @@ impl RiskPolicy {
                 ReferenceStep {
                     list,
                     list_below,
+                    list_matching,
                     read,
                 }
             }

@@ -6,7 +6,7 @@ use probity_core::review::Lens;
 use probity_core::review::MAX_DIFF_BYTES;
 use probity_core::review::PromptSet;
 use probity_core::review::TreeId;
-use probity_core::review::{CandidateContent, Listed, RepoPath, RunConfig, TreeInputs};
+use probity_core::review::{CandidateContent, Listed, Matching, RepoPath, RunConfig, TreeInputs};
 use probity_core::review::{CandidateObservation, DiffAnchor, FrozenCandidate};
 use probity_core::review::{CommitId, LineageId, NonBlank};
 use probity_core::review::{EscalatedChange, escalation_covers, successor, successor_observation};
@@ -597,11 +597,13 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
     // directories the step's commands walk, listed (v12).
     for done in 0.. {
         let mut step = policy.reference_step(&read, done);
-        let listed = !step.list.is_empty() || !step.list_below.is_empty();
+        let listed =
+            !step.list.is_empty() || !step.list_below.is_empty() || !step.list_matching.is_empty();
         if listed {
             let bound = policy.reference_list_bound();
             list_into(git, trees, (&step.list, false), bound, &mut read)?;
             list_into(git, trees, (&step.list_below, true), bound, &mut read)?;
+            match_into(git, trees, &step.list_matching, bound, &mut read)?;
             step = policy.reference_step(&read, done);
         }
         // Files read already (a listing's marker is no file).
@@ -659,6 +661,45 @@ fn list_into<G: GitPort + ?Sized>(
             .collect();
         read.extend(read_capped(git, trees, &files, true)?);
         read.push(listed.marker(dir.clone(), below));
+    }
+    Ok(())
+}
+
+/// Lists each of `asks` (a listing by name) in `trees`, at most `limit`
+/// files each, reads the files found into `read`, and adds each
+/// listing's marker ([`Matching::marker`]).
+fn match_into<G: GitPort + ?Sized>(
+    git: &G,
+    trees: &[&TreeId],
+    asks: &[Matching],
+    limit: usize,
+    read: &mut Vec<RunConfig>,
+) -> Result<(), ReviewError> {
+    if asks.is_empty() {
+        return Ok(());
+    }
+    let each: Vec<(&TreeId, &Matching)> = trees
+        .iter()
+        .flat_map(|t| asks.iter().map(move |m| (*t, m)))
+        .collect();
+    let answers = git.list_matching(&each, limit)?;
+    for (i, m) in asks.iter().enumerate() {
+        let listed = Listed::of_trees(
+            // An answer the adapter left out may hold anything.
+            (0..trees.len()).map(|t| {
+                answers
+                    .get(t * asks.len() + i)
+                    .cloned()
+                    .unwrap_or(Listed::Unknown)
+            }),
+        );
+        let files: Vec<RepoPath> = listed
+            .files()
+            .iter()
+            .filter_map(|f| RepoPath::parse(f).ok())
+            .collect();
+        read.extend(read_capped(git, trees, &files, true)?);
+        read.extend(m.marker(&listed));
     }
     Ok(())
 }

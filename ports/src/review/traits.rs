@@ -9,6 +9,7 @@ use probity_core::review::Hunk;
 use probity_core::review::Lens;
 use probity_core::review::Listed;
 use probity_core::review::ManifestEntry;
+use probity_core::review::Matching;
 use probity_core::review::RangeCommit;
 use probity_core::review::Symlink;
 use probity_core::review::{CandidateObservation, ChangedFile, FrozenCandidate, LiveTarget};
@@ -155,6 +156,25 @@ pub trait GitPort {
     ) -> Result<Vec<Listed>, AdapterError> {
         let _ = (below, limit);
         Ok(dirs.iter().map(|_| Listed::Unknown).collect())
+    }
+    /// The files below each (tree, listing by name) that
+    /// [`Matching::keeps`], as a checkout shows them (links inside the tree
+    /// followed on the way to the listing's directory, as
+    /// [`GitPort::list_followed`] walks; the root when its directory is
+    /// empty), each as its path from the root; at most `limit` of them
+    /// and at most [`Listed::MAX_TREES`] directories read, else
+    /// [`Listed::Unknown`]. What risk policy v12 lists where `find .
+    /// -name '*_test.sh'`, a test runner's discovery or `npm --workspaces`
+    /// find files by name (red team round 27). An adapter that cannot list
+    /// may leave this as is: every answer is unknown, so every file is
+    /// rated as one such a command may run (never lower).
+    fn list_matching(
+        &self,
+        asks: &[(&TreeId, &Matching)],
+        limit: usize,
+    ) -> Result<Vec<Listed>, AdapterError> {
+        let _ = limit;
+        Ok(asks.iter().map(|_| Listed::Unknown).collect())
     }
     /// The number of lines of a path in a tree; `None` when absent.
     fn line_count(&self, tree: &TreeId, path: &RepoPath) -> Result<Option<u64>, AdapterError>;

@@ -21,7 +21,7 @@
 //! read in turn past the reads, up to [`FollowRule::last_step`], while
 //! every file the trees hold there is one.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -231,6 +231,8 @@ pub(super) struct Followed {
     /// Directories to list with every file below them (`find`, a
     /// wildcard in a middle component).
     pub(super) list_below: Vec<String>,
+    /// Listings by name not yet done (`find . -name`, a discovery).
+    pub(super) list_matching: Vec<refs::Matching>,
 }
 
 /// A directory a command walks (v12): `run-parts tools/hooks`, `python3
@@ -246,6 +248,9 @@ struct Walk {
     /// Every file below (`find`, a wildcard in a middle component), not
     /// only the directory's own (`run-parts`).
     recursive: bool,
+    /// Listed by name: only the files `glob` matches, below `dir` (the
+    /// root when empty), marked at the listing's pattern.
+    matching: Option<refs::Matching>,
 }
 
 /// [`follow`], with the directories to list.
@@ -280,12 +285,17 @@ pub(super) fn follow_all(
     let mut walks: Vec<Walk> = Vec::new();
     // Each with whether every file below it is asked for.
     let mut unlisted: BTreeSet<(String, bool)> = BTreeSet::new();
+    // Listings by name not done, by pattern.
+    let mut unmatched: BTreeMap<String, refs::Matching> = BTreeMap::new();
     // The files read because a walked directory holds them: bounded per
     // directory by the listing, not by the step (round 20's 04a).
     let mut walked: BTreeSet<String> = BTreeSet::new();
     // The files named only as a module a file read in turn imports.
     let mut imported: BTreeSet<String> = BTreeSet::new();
-    let done = |out: References, next: BTreeSet<String>, unlisted: BTreeSet<(String, bool)>| {
+    let done = |out: References,
+                next: BTreeSet<String>,
+                unlisted: BTreeSet<(String, bool)>,
+                unmatched: BTreeMap<String, refs::Matching>| {
         let below: Vec<String> = unlisted
             .iter()
             .filter(|(_, b)| *b)
@@ -301,6 +311,7 @@ pub(super) fn follow_all(
             next: next.into_iter().collect(),
             list,
             list_below: below,
+            list_matching: unmatched.into_values().collect(),
         }
     };
     // v12: a file the ports read because a step asked for it, but could
@@ -316,7 +327,7 @@ pub(super) fn follow_all(
         })
     {
         out.unread = true;
-        return done(out, BTreeSet::new(), BTreeSet::new());
+        return done(out, BTreeSet::new(), BTreeSet::new(), BTreeMap::new());
     }
     // What the files followed assign each variable: the values of every
     // command's environment (round 22's 22d, round 23's 23c).
@@ -355,6 +366,7 @@ pub(super) fn follow_all(
                             dir,
                             glob: None,
                             recursive: false,
+                            matching: None,
                         });
                     }
                 }
@@ -384,9 +396,10 @@ pub(super) fn follow_all(
             // 22), and a recursive walk needs every file below listed
             // (22b: not only the directory's own).
             let mut listed = false;
+            let marker = w.matching.as_ref().map_or(w.dir.as_str(), |m| m.pattern());
             for c in configs {
                 let path = c.path.as_str();
-                if path == w.dir {
+                if path == marker {
                     match c.content {
                         CandidateContent::Bytes {
                             complete: false, ..
@@ -395,12 +408,14 @@ pub(super) fn follow_all(
                             listed = true;
                         }
                         CandidateContent::Bytes { .. } => listed = true,
-                        CandidateContent::Absent => listed |= !w.recursive,
+                        CandidateContent::Absent => listed |= !w.recursive && w.matching.is_none(),
                     }
-                } else if let Some(below) = path
-                    .strip_prefix(w.dir.as_str())
-                    .and_then(|rest| rest.strip_prefix('/'))
-                {
+                } else if let Some(below) = if w.dir.is_empty() {
+                    Some(path)
+                } else {
+                    path.strip_prefix(w.dir.as_str())
+                        .and_then(|rest| rest.strip_prefix('/'))
+                } {
                     let lower = path.to_ascii_lowercase();
                     // What a walker runs is read whatever its name (round
                     // 20's 01g: `a.tcl` with a `#!` line).
@@ -412,8 +427,14 @@ pub(super) fn follow_all(
                     }
                 }
             }
-            if !listed {
-                unlisted.insert((w.dir, w.recursive));
+            match w.matching {
+                _ if listed => {}
+                Some(m) => {
+                    unmatched.insert(m.pattern().to_string(), m);
+                }
+                None => {
+                    unlisted.insert((w.dir, w.recursive));
+                }
             }
         }
         // What a step's commands entered (`cd`, `-C`, `-I`, an assigned
@@ -445,22 +466,22 @@ pub(super) fn follow_all(
             if next.len() > bound || (!beyond.is_empty() && (!modules || step >= rule.last_step()))
             {
                 out.unread = true;
-                return done(out, BTreeSet::new(), BTreeSet::new());
+                return done(out, BTreeSet::new(), BTreeSet::new(), BTreeMap::new());
             }
             if step >= reads || beyond.is_empty() {
                 // A walked directory the ports did not list may hold
                 // anything.
-                if last && !unlisted.is_empty() {
+                if last && !(unlisted.is_empty() && unmatched.is_empty()) {
                     out.unread = true;
                 }
-                return done(out, next, unlisted);
+                return done(out, next, unlisted, unmatched);
             }
         } else if step >= reads {
-            return done(out, next, unlisted);
+            return done(out, next, unlisted, unmatched);
         }
         if next.len() > bound {
             out.unread = true;
-            return done(out, BTreeSet::new(), BTreeSet::new());
+            return done(out, BTreeSet::new(), BTreeSet::new(), BTreeMap::new());
         }
         step += 1;
         asked.extend(next.iter().cloned());
@@ -478,14 +499,14 @@ pub(super) fn follow_all(
             modules_read += held(&level, &walked, &BTreeSet::new()) - others;
             if others > usize::from(rule.files_per_read) || modules_read > MODULE_FILES {
                 out.unread = true;
-                return done(out, BTreeSet::new(), BTreeSet::new());
+                return done(out, BTreeSet::new(), BTreeSet::new(), BTreeMap::new());
             }
         }
         if level.is_empty() && next.is_empty() {
-            if last && !unlisted.is_empty() {
+            if last && !(unlisted.is_empty() && unmatched.is_empty()) {
                 out.unread = true;
             }
-            return done(out, BTreeSet::new(), unlisted);
+            return done(out, BTreeSet::new(), unlisted, unmatched);
         }
     }
 }
@@ -646,6 +667,7 @@ impl Sink<'_> {
                     dir: parts[..first].join("/"),
                     glob: Some(glob),
                     recursive: first + 1 < parts.len(),
+                    matching: None,
                 });
             }
         }
@@ -661,6 +683,25 @@ impl Sink<'_> {
     fn anywhere_globs(&mut self, globs: &[&str]) {
         for g in globs {
             self.out.add_glob(&format!("**/{g}"));
+        }
+    }
+
+    /// v12: the files below each of `dirs` (the root too) whose name one
+    /// of `names` matches are listed by name and read in turn (red team
+    /// round 27's 27fa, 27na, 27ua: `find . -name '*_check.sh'`, `npm
+    /// --workspaces`, a test runner's discovery).
+    fn matching(&mut self, dirs: &[String], names: &[&str]) {
+        for d in dirs {
+            for name in names {
+                if let Some(m) = refs::Matching::new(d, name) {
+                    self.walks.push(Walk {
+                        dir: d.clone(),
+                        glob: None,
+                        recursive: true,
+                        matching: Some(m),
+                    });
+                }
+            }
         }
     }
 
@@ -764,6 +805,9 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
             sink.each(&dirs, &["package.json"], true);
             if lower.iter().any(|w| EVERY_WORKSPACE.contains(&w.as_str())) {
                 sink.anywhere("package.json");
+                if v12 {
+                    sink.matching(&dirs, &["package.json"]);
+                }
             }
         }
         for (tool, files) in READ_DEFAULTS {

@@ -10,8 +10,8 @@ use crate::review::snapshot::CandidateContent;
 /// What the ports pass the classification for a tree held in memory
 /// (paths and bytes), as `probity-ports`' `run_configs` reads a real one:
 /// the newest policy's configurations, then each step's listings (a
-/// directory's own files, or every file below it; more than the policy's
-/// bound is unknown) and reads, as [`RiskPolicy::reference_step`] asks,
+/// directory's own files, every file below it, or those a listing by
+/// name matches; more than the policy's bound is unknown) and reads, as [`RiskPolicy::reference_step`] asks,
 /// until a step asks nothing. A file is among the configurations only
 /// once asked for. For core's tests, the property tests and the fuzz
 /// target; `None` if the steps have not ended after 256 (past the
@@ -36,7 +36,8 @@ pub fn ports_read(tree: &BTreeMap<String, Vec<u8>>) -> Option<Vec<RunConfig>> {
     let mut read = read_of(policy.reference_configs());
     for done in 0..=u8::MAX {
         let mut step = policy.reference_step(&read, done);
-        let listed = !step.list.is_empty() || !step.list_below.is_empty();
+        let listed =
+            !step.list.is_empty() || !step.list_below.is_empty() || !step.list_matching.is_empty();
         for (dirs, below) in [(&step.list, false), (&step.list_below, true)] {
             for d in dirs {
                 let prefix = format!("{d}/");
@@ -60,6 +61,21 @@ pub fn ports_read(tree: &BTreeMap<String, Vec<u8>>) -> Option<Vec<RunConfig>> {
                     read.push(answer.marker(at, below));
                 }
             }
+        }
+        for m in &step.list_matching {
+            let prefix = format!("{}/", m.dir());
+            let found: Vec<String> = tree
+                .keys()
+                .filter(|p| (m.dir().is_empty() || p.starts_with(prefix.as_str())) && m.keeps(p))
+                .cloned()
+                .collect();
+            let answer = if found.len() > policy.reference_list_bound() {
+                Listed::Unknown
+            } else {
+                Listed::Files(found)
+            };
+            read.extend(read_of(answer.files()));
+            read.extend(m.marker(&answer));
         }
         if listed {
             step = policy.reference_step(&read, done);

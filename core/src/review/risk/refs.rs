@@ -31,6 +31,9 @@ pub struct ReferenceStep {
     pub list: Vec<String>,
     /// Directories to list with every file below them (v12).
     pub list_below: Vec<String>,
+    /// Listings by name: the files below a directory that a glob matches
+    /// (v12, red team round 27).
+    pub list_matching: Vec<Matching>,
     /// Files to read, when no directory is left to list.
     pub read: Vec<String>,
 }
@@ -50,6 +53,11 @@ pub enum Listed {
 }
 
 impl Listed {
+    /// The most directories one listing reads of a tree (a walk below a
+    /// directory, a listing by name); past them the answer is
+    /// [`Listed::Unknown`] (any file may be there).
+    pub const MAX_TREES: usize = 8192;
+
     /// Two trees' answers for one directory as one: unknown when either
     /// is, the files of both, else no directory.
     pub fn with(self, other: Listed) -> Listed {
@@ -105,6 +113,77 @@ impl Listed {
                 Listed::NotADirectory | Listed::Files(_) => CandidateContent::Absent,
             },
         }
+    }
+}
+
+/// A listing by name (v12, red team round 27's 27fa, 27na, 27ua): the
+/// files below a directory (the root too) whose path, lowercased, a glob
+/// matches (`find . -name '*_test.sh'`, a test runner's discovery, `npm
+/// --workspaces`' `package.json`). Counted by its matches only, so a walk
+/// from the root is bounded by what it finds, not by every file of the
+/// tree; and by [`Listed::MAX_TREES`] directories read. The ports list
+/// it in both trees ([`Matching::keeps`] decides each file), read the
+/// files found into the configurations, and add [`Matching::marker`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matching {
+    dir: String,
+    pattern: String,
+    glob: Glob,
+}
+
+impl Matching {
+    /// The files below `dir` (empty: the root) whose name `name` (a glob
+    /// over one name, or a directory's name whose every file it takes
+    /// when it has neither a dot nor a wildcard: jest's `__tests__`)
+    /// matches; `None` when no glob can say it.
+    pub fn new(dir: &str, name: &str) -> Option<Self> {
+        let name = name.trim_start_matches("./").to_ascii_lowercase();
+        let tail = if name.contains(['.', '*', '?', '[']) {
+            name
+        } else {
+            format!("{name}/**")
+        };
+        let pattern = match dir {
+            "" => format!("**/{tail}"),
+            d => format!("{}/**/{tail}", d.to_ascii_lowercase()),
+        };
+        // A pattern is also the marker's path: a repository path.
+        RepoPath::parse(pattern.as_str()).ok()?;
+        let glob = Glob::parse(pattern.as_bytes()).ok()??;
+        Some(Self {
+            dir: dir.to_string(),
+            pattern,
+            glob,
+        })
+    }
+
+    /// The directory listed, from the root (empty: the root itself).
+    pub fn dir(&self) -> &str {
+        &self.dir
+    }
+
+    /// The glob over whole paths, lowercased; also the path of the
+    /// listing's marker.
+    pub fn pattern(&self) -> &str {
+        &self.pattern
+    }
+
+    /// Whether the listing takes the file at `path` (from the root).
+    pub fn keeps(&self, path: &str) -> bool {
+        self.glob.matches(path.to_ascii_lowercase().as_bytes())
+    }
+
+    /// The configuration that marks the listing done, at the pattern's
+    /// path: bytes not read whole when unknown (then every changed file
+    /// may be one run there), else empty bytes read whole.
+    pub fn marker(&self, listed: &Listed) -> Option<RunConfig> {
+        Some(RunConfig {
+            path: RepoPath::parse(self.pattern.as_str()).ok()?,
+            content: CandidateContent::Bytes {
+                bytes: Vec::new(),
+                complete: !matches!(listed, Listed::Unknown),
+            },
+        })
     }
 }
 

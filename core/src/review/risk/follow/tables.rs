@@ -121,7 +121,15 @@ pub(super) fn v12_tables(
         for (t, globs) in structural::DISCOVERS {
             if tool == *t {
                 sink.anywhere_globs(globs);
+                sink.matching(dirs, globs);
             }
+        }
+        // A pattern given to unittest's discovery (`-p '*_check.py'`).
+        if tool == "unittest" {
+            let given = discovery_pattern(lower, i);
+            let given: Vec<&str> = given.iter().map(String::as_str).collect();
+            sink.anywhere_globs(&given);
+            sink.matching(dirs, &given);
         }
     }
     // A walker runs what the directories it is given hold: its operands
@@ -225,7 +233,10 @@ pub(super) fn v12_tables(
             if !find || (runs && tests.is_empty()) {
                 sink.out.unread = true;
             } else {
+                // What they find is listed by name and read in turn
+                // (round 27's 27fa, 27fa2).
                 sink.anywhere_globs(&tests);
+                sink.matching(&[String::new()], &tests);
             }
             continue;
         }
@@ -256,21 +267,31 @@ pub(super) fn v12_tables(
                     dir,
                     glob: None,
                     recursive,
+                    matching: None,
                 });
                 continue;
             }
-            for t in &tests {
-                let pattern = format!("{}/**/{t}", dir.to_ascii_lowercase());
-                if let Ok(Some(glob)) = crate::snapshot_tools::Glob::parse(pattern.as_bytes()) {
-                    sink.walks.push(Walk {
-                        dir: dir.clone(),
-                        glob: Some(glob),
-                        recursive: true,
-                    });
-                }
-            }
+            // Listed by name: bounded by what the tests match.
+            sink.matching(&[dir], &tests);
         }
     }
+}
+
+/// The file-name patterns given to the discovery at `i` among its next
+/// words (`-p GLOB`, `--pattern GLOB`, `--pattern=GLOB`).
+fn discovery_pattern(lower: &[String], i: usize) -> Vec<String> {
+    let words = &lower[(i + 1).min(lower.len())..lower.len().min(i + 12)];
+    let mut out = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        if let Some(g) = w.strip_prefix("--pattern=") {
+            out.push(g.to_string());
+        } else if matches!(w.as_str(), "-p" | "--pattern")
+            && let Some(g) = words.get(k + 1)
+        {
+            out.push(g.clone());
+        }
+    }
+    out
 }
 
 /// When the operand `p` (one of `pieces`) is a variable's name (`$D`),
@@ -394,6 +415,7 @@ pub(super) fn walk_listed(
                 dir,
                 glob: None,
                 recursive,
+                matching: None,
             });
         }
     }

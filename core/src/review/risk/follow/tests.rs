@@ -609,27 +609,36 @@ fn v12_reads_in_turn_what_a_walked_directory_holds() {
     assert!(!r.names("src/lib.rs"));
 }
 
-/// `configs` with a listed marker at every directory v12 asks the ports
-/// to list (the files below are those `configs` hold), as the ports'
-/// loop adds them.
+/// `configs` with a listed marker at every directory (and listing by
+/// name) v12 asks the ports to list (the files below are those `configs`
+/// hold), as the ports' loop adds them.
 fn ported(mut configs: Vec<RunConfig>) -> Vec<RunConfig> {
     loop {
         let mut own = Vec::new();
         let mut below = Vec::new();
+        let mut matching = Vec::new();
         for done in 0..=LAST {
             let f = follow_all(&configs, &names(), &v12(), done);
             own.extend(f.list);
             below.extend(f.list_below);
+            matching.extend(f.list_matching);
         }
         for asked in [&mut own, &mut below] {
             asked.sort();
             asked.dedup();
         }
-        if own.is_empty() && below.is_empty() {
+        if own.is_empty() && below.is_empty() && matching.is_empty() {
             return configs;
         }
         configs.extend(own.iter().map(|d| listed(d)));
         configs.extend(below.iter().map(|d| listed_below(d)));
+        // Every file is among the configurations already: each listing
+        // by name found what it matches there.
+        configs.extend(
+            matching
+                .iter()
+                .filter_map(|m| m.marker(&crate::review::risk::Listed::Files(Vec::new()))),
+        );
     }
 }
 

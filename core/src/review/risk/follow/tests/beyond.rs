@@ -777,3 +777,5 @@ fn a_walkers_variable_is_read_as_a_globs_is() {
     assert!(r.names("lib/x.py"));
     assert!(!r.names("src/server.py"));
 }
+
+mod matching;

@@ -1,0 +1,144 @@
+//! Red team round 27's name tests and discoveries (27fa, 27fa2, 27na,
+//! 27ua): what a `find` from the root with a name test, a test runner's
+//! discovery or `--workspaces` finds is listed by its name (a listing
+//! bounded by its matches, not by every file of the tree) and read in
+//! turn, so what those files run is named too.
+
+use super::*;
+
+/// A directory of `n` files no name test matches, beside the files of a
+/// case: the root holds more files than a listing's bound.
+fn filler(n: usize) -> Vec<(String, String)> {
+    (0..n)
+        .map(|i| (format!("docs/page{i}.md"), "text\n".to_string()))
+        .collect()
+}
+
+/// `tree` and `filler`, as [`named`] takes them.
+fn named_with(tree: &[(&str, &str)], filler: &[(String, String)]) -> References {
+    let mut all: Vec<(&str, &str)> = tree.to_vec();
+    all.extend(filler.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    named(&all)
+}
+
+#[test]
+fn what_a_name_test_from_the_root_finds_is_read() {
+    let many = filler(300);
+    // 27fa: the files found are run through a loop; 27fa2: by `-exec`.
+    for (command, hook) in [
+        (
+            "find . -type f -name '*_check.sh' | sort | while read -r f; do sh \\\"$f\\\"; done",
+            "tools/lint_check.sh",
+        ),
+        (
+            "find . -name '*_test.sh' -exec bash {} \\\\;",
+            "tests/cli_test.sh",
+        ),
+    ] {
+        let task = tasks(command);
+        for filler in [&[][..], &many[..]] {
+            let r = named_with(
+                &with_task(&task, &[(hook, "python3 lib/x.py\n"), X]),
+                filler,
+            );
+            assert!(r.names(hook), "{command}");
+            assert!(
+                r.names("lib/x.py"),
+                "{command}, {} more files",
+                filler.len()
+            );
+            assert!(!r.names("docs/page1.md"), "{command}");
+        }
+    }
+}
+
+#[test]
+fn what_a_discovery_or_the_workspaces_find_is_read() {
+    // 27ua: unittest's discovery imports a helper.
+    let test_api = "import unittest\nfrom tests.helpers import make\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertEqual(make(), 1)\n";
+    let r = named(&with_task(
+        &tasks("python3 -m unittest"),
+        &[
+            ("tests/__init__.py", ""),
+            ("tests/helpers.py", "def make():\n    return 1\n"),
+            ("tests/test_api.py", test_api),
+        ],
+    ));
+    assert!(r.names("tests/helpers.py"), "python3 -m unittest");
+    // A pattern given to the discovery: what it matches is read.
+    let api_check = test_api.replace("test_ok", "test_check");
+    for command in [
+        "python3 -m unittest discover -p '*_check.py'",
+        "python3 -m unittest discover --pattern=*_check.py",
+    ] {
+        let r = named(&with_task(
+            &tasks(command),
+            &[
+                ("tests/__init__.py", ""),
+                ("tests/helpers.py", "def make():\n    return 1\n"),
+                ("tests/api_check.py", &api_check),
+            ],
+        ));
+        assert!(r.names("tests/helpers.py"), "{command}");
+    }
+    // 27na: a workspace's own scripts.
+    let r = named(&with_task(
+        &tasks("npm run build --workspaces"),
+        &[
+            (
+                "package.json",
+                "{\"private\":true,\"workspaces\":[\"packages/*\"]}\n",
+            ),
+            (
+                "packages/a/package.json",
+                "{\"name\":\"a\",\"scripts\":{\"build\":\"node ../../lib/x.js\"}}\n",
+            ),
+            ("lib/x.js", "1;\n"),
+        ],
+    ));
+    assert!(r.names("lib/x.js"), "npm run build --workspaces");
+}
+
+/// Beside them, as round 26 and 27 found them: a test run, a discovery
+/// and the workspaces name what their files run, and no other file; more
+/// matches than a listing's bound name every file.
+#[test]
+fn a_name_test_names_only_what_its_files_run() {
+    let server = ("src/server.py", "print(1)\n");
+    let test_ok = "import unittest\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertTrue(True)\n";
+    let workspace = (
+        "packages/a/package.json",
+        "{\"name\":\"a\",\"scripts\":{\"test\":\"node --check index.js\"}}\n",
+    );
+    for command in [
+        "find . -name '*_test.sh' -not -path './node_modules/*' -exec bash {} \\\\;",
+        "python3 -m unittest discover -s tests",
+        "npm test --workspaces",
+    ] {
+        let r = named(&with_task(
+            &tasks(command),
+            &[
+                ("tests/cli_test.sh", "echo ok\n"),
+                ("tests/test_ok.py", test_ok),
+                ("package.json", "{\"workspaces\":[\"packages/*\"]}\n"),
+                workspace,
+                ("scripts/release.py", "print(1)\n"),
+                server,
+            ],
+        ));
+        assert!(!r.names("src/server.py"), "{command}");
+        assert!(!r.names("scripts/release.py"), "{command}");
+    }
+    // More test scripts than a listing holds: any of them may run anything.
+    let tests: Vec<(String, String)> = (0..200)
+        .map(|i| (format!("tests/t{i}_test.sh"), "echo ok\n".to_string()))
+        .collect();
+    let r = named_with(
+        &with_task(
+            &tasks("find . -name '*_test.sh' -exec bash {} \\\\;"),
+            &[server],
+        ),
+        &tests,
+    );
+    assert!(r.names("src/server.py"), "past the bound");
+}
