@@ -77,18 +77,20 @@ impl Run {
 /// An empty home for every `probity` a test starts: no global git
 /// configuration (a user's `core.hooksPath` would otherwise receive the
 /// hooks tests install), and no `PROBITY_*` settings from the caller.
+/// One directory per test binary under cargo's `target/tmp`, emptied when
+/// the binary first needs it: a static is never dropped, so a temporary
+/// directory held in one was left in `/tmp` by every run.
 pub fn isolated(cmd: &mut Command) -> &mut Command {
-    static HOME: std::sync::LazyLock<Option<tempfile::TempDir>> = std::sync::LazyLock::new(|| {
-        tempfile::Builder::new()
-            .prefix("probity-test-home-")
-            .tempdir()
-            .ok()
+    static HOME: std::sync::LazyLock<std::path::PathBuf> = std::sync::LazyLock::new(|| {
+        let home =
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join(concat!("home-", env!("CARGO_CRATE_NAME")));
+        let _ = std::fs::remove_dir_all(&home);
+        std::fs::create_dir_all(&home).expect("create the tests' home");
+        home
     });
-    let home = HOME
-        .as_ref()
-        .map_or_else(std::env::temp_dir, |d| d.path().to_path_buf());
-    cmd.env("HOME", &home)
-        .env("XDG_CONFIG_HOME", &home)
+    let home: &Path = &HOME;
+    cmd.env("HOME", home)
+        .env("XDG_CONFIG_HOME", home)
         .env_remove("PROBITY_GIT")
         .env_remove("PROBITY_REVIEW_CWD")
         .env_remove("PROBITY_MODEL_BASE_URL")
