@@ -157,5 +157,9 @@ put("risk_follow", [
     follow(2, 3, "source_env tools/run\nPATH_add tools", "ls tools | xargs -n1 sh\n", "", "", "", "", "import os\n"),
     follow(0, 2, "make -C tools -f a.mk", "", "", "", "", "", "", "all:\n\tpython3 lib/x.py\n", "", "include tools/*.mk\n"),
     follow(0, 4, "npm run build", "", "", "", "", "", "", "", '{"scripts":{"build":"node tools/run"}}'),
+    # Listings by name (D-R175): a root find, a discovery, the workspaces.
+    follow(0, 2, "find . -name '*.sh' -exec sh {} \\;", "", "python3 lib/x.py\n"),
+    follow(0, 3, "python3 -m unittest discover -p 'mod*.py'", "", "", "", "", "", "from lib import x\n"),
+    follow(0, 2, "npm test --workspaces", "", "", "", "", "", "", "", '{"scripts":{"test":"sh tools/a.mk"}}', "python3 lib/x.py\n"),
 ])
 print("seeds written to", OUT)

@@ -140,3 +140,129 @@ fn listings_by_name_leave_other_edits_medium() {
         );
     }
 }
+
+/// Red team round 28's 28pi, 28ui: the package a discovered test is
+/// imported as runs first; its `__init__.py` edited alone.
+#[test]
+fn a_discovered_tests_package_needs_the_maintainer() {
+    let test_ok = "import unittest\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertTrue(True)\n";
+    for command in ["python3 -m pytest -q", "python3 -m unittest"] {
+        an_edit_the_task_runs_needs_the_maintainer(
+            command,
+            &[("tests/__init__.py", ""), ("tests/test_ok.py", test_ok)],
+            "tests/__init__.py",
+        );
+    }
+}
+
+/// 28pa, 28pa4, 28pa3, 28pa2, 28pa6: pytest's configuration is read in
+/// turn: the discovery patterns it sets, a plugin in `addopts`, and
+/// `--doctest-modules` there or on the command line.
+#[test]
+fn what_pytests_configuration_runs_needs_the_maintainer() {
+    let check = ("tests/check_api.py", "def test_api():\n    assert True\n");
+    for config in [
+        ("pytest.ini", "[pytest]\npython_files = check_*.py\n"),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\npython_files = [\"check_*.py\"]\n",
+        ),
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(
+            "python3 -m pytest -q",
+            &[config, check],
+            "tests/check_api.py",
+        );
+    }
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q",
+        &[
+            ("pytest.ini", "[pytest]\naddopts = -p tools.plug\n"),
+            ("tools/plug.py", "def pytest_configure(config):\n    pass\n"),
+        ],
+        "tools/plug.py",
+    );
+    let x = ("lib/x.py", "def f():\n    return 1\n");
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q",
+        &[("pytest.ini", "[pytest]\naddopts = --doctest-modules\n"), x],
+        "lib/x.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q --doctest-modules",
+        &[x],
+        "lib/x.py",
+    );
+}
+
+/// 28fn: a name test without a dot is a file's name; 28fc: after GNU
+/// find's `,` the action is on a list no name test bounds.
+#[test]
+fn what_a_find_runs_past_its_name_test_needs_the_maintainer() {
+    an_edit_the_task_runs_needs_the_maintainer(
+        "find . -type f -name run_checks -exec sh {} \\\\;",
+        &[("tools/run_checks", "python3 lib/x.py\n"), X],
+        "lib/x.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "find . -name '*_check.sh' , -type f -perm -u+x ! -path './.git/*' -exec sh {} \\\\;",
+        &[("lib/x", "#!/bin/sh\necho ok\n")],
+        "lib/x",
+    );
+}
+
+/// 28na2, 28na3, 28na4: npm's workspaces chosen by a parent directory,
+/// by the environment, or by the project's `.npmrc`.
+#[test]
+fn what_workspaces_chosen_otherwise_run_needs_the_maintainer() {
+    let root = (
+        "package.json",
+        "{\"private\":true,\"workspaces\":[\"packages/*\"]}\n",
+    );
+    let a = (
+        "packages/a/package.json",
+        "{\"name\":\"a\",\"version\":\"1.0.0\",\"scripts\":{\"build\":\"node ../../lib/x.js\"}}\n",
+    );
+    let x = ("lib/x.js", "1;\n");
+    for command in [
+        "npm run build --workspace=packages",
+        "npm_config_workspaces=true npm run build",
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(command, &[root, a, x], "lib/x.js");
+    }
+    an_edit_the_task_runs_needs_the_maintainer(
+        "npm run build",
+        &[root, a, x, (".npmrc", "workspaces=true\n")],
+        "lib/x.js",
+    );
+}
+
+/// Beside round 28's fixes (28lb, 28lh, and pytest's configuration read
+/// in turn): a test that puts the root on `sys.path`, a suite that names
+/// no source directory, and a configuration with test paths and plain
+/// options leave an edit outside what they run medium, and it lands.
+#[test]
+fn round_28s_legitimate_flows_stay_medium_and_land() {
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                r#"{"version":"2.0.0","tasks":[{"label":"t","type":"shell","command":"python3 -m pytest -q","runOptions":{"runOn":"folderOpen"}}]}"#,
+            ),
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = tests\naddopts = -q -ra\n",
+            ),
+            ("app/__init__.py", ""),
+            ("app/api.py", "def get():\n    return 1\n"),
+            (
+                "tests/test_api.py",
+                "import os, sys\nsys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), \"..\")))\nfrom app import api\ndef test_get():\n    assert api.get() == 1\n",
+            ),
+            ("tests/test_ok.py", "def test_ok():\n    assert True\n"),
+            ("web/main.js", "console.log(1)\n"),
+            ("src/app/server.py", "def serve():\n    return 1\n"),
+        ],
+        &["web/main.js", "src/app/server.py"],
+    );
+}

@@ -371,6 +371,22 @@ pub(super) fn follow_all(
                     }
                 }
             }
+            // pytest's discovery patterns, set in its configuration.
+            if v12 {
+                let given = tables::pytest_patterns(path, &text);
+                let given: Vec<&str> = given.iter().map(String::as_str).collect();
+                sink.anywhere_globs(&given);
+                sink.matching(&bases, &given);
+            }
+            // An `.npmrc` that turns workspaces on (`workspaces=true`,
+            // `workspace=packages`): npm runs in every workspace below
+            // it (red team round 28's 28na4).
+            if v12
+                && path.ends_with(".npmrc")
+                && refs::code_lines(&text).any(|l| l.trim_start().starts_with("workspace"))
+            {
+                sink.matching(&bases, &["package.json"]);
+            }
             if v12 && !*config {
                 // What the imports add beyond what the step named already
                 // (collected apart: no copy of the step's names per file).
@@ -419,11 +435,26 @@ pub(super) fn follow_all(
                     let lower = path.to_ascii_lowercase();
                     // What a walker runs is read whatever its name (round
                     // 20's 01g: `a.tcl` with a `#!` line).
-                    if (w.recursive || !below.contains('/'))
-                        && w.glob.as_ref().is_none_or(|g| g.matches(lower.as_bytes()))
-                    {
+                    let kept = match &w.matching {
+                        Some(m) => m.keeps(path),
+                        None => {
+                            (w.recursive || !below.contains('/'))
+                                && w.glob.as_ref().is_none_or(|g| g.matches(lower.as_bytes()))
+                        }
+                    };
+                    if kept {
                         next.insert(path.to_string());
                         walked.insert(path.to_string());
+                    }
+                    // A discovered test is imported as a module of its
+                    // package: each `__init__.py` on the way runs first
+                    // (red team round 28's 28pi, 28ui).
+                    if kept && w.matching.is_some() && lower.ends_with(".py") {
+                        for init in package_inits(path) {
+                            out.paths.push(init.to_ascii_lowercase());
+                            walked.insert(init.clone());
+                            next.insert(init);
+                        }
                     }
                 }
             }
@@ -600,6 +631,24 @@ fn task_cwds(text: &str) -> Vec<String> {
     out
 }
 
+/// Whether npm runs in every workspace: an option (`--workspaces`,
+/// `-ws`, `-r`) among `lower`, or its configuration given by the
+/// environment, here or in any file followed (`npm_config_workspaces=true`,
+/// red team round 28's 28na3).
+fn every_workspace(lower: &[String], vars: &Vars) -> bool {
+    lower
+        .iter()
+        .any(|w| EVERY_WORKSPACE.contains(&w.as_str()) || w.starts_with("npm_config_workspace"))
+        || [
+            "npm_config_workspaces",
+            "npm_config_workspace",
+            "NPM_CONFIG_WORKSPACES",
+            "NPM_CONFIG_WORKSPACE",
+        ]
+        .iter()
+        .any(|n| vars.assigns(n))
+}
+
 /// `text` with each `${...}` taken out (`${workspaceFolder}/tools` is
 /// `/tools`, from the root).
 fn without_variables(text: &str) -> String {
@@ -694,6 +743,8 @@ impl Sink<'_> {
         for d in dirs {
             for name in names {
                 if let Some(m) = refs::Matching::new(d, name) {
+                    // What it finds is named, and read in turn.
+                    self.out.add_glob(m.pattern());
                     self.walks.push(Walk {
                         dir: d.clone(),
                         glob: None,
@@ -803,10 +854,27 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
         }
         if NPMS.contains(&name) {
             sink.each(&dirs, &["package.json"], true);
-            if lower.iter().any(|w| EVERY_WORKSPACE.contains(&w.as_str())) {
+            if v12 {
+                // npm's own configuration, read in turn (`workspaces=true`:
+                // red team round 28's 28na4).
+                sink.each(&dirs, &[".npmrc"], true);
+            }
+            if every_workspace(&lower, sink.vars) {
                 sink.anywhere("package.json");
                 if v12 {
                     sink.matching(&dirs, &["package.json"]);
+                }
+            }
+            if v12 {
+                // A workspace given by its directory: every workspace
+                // below it (`--workspace=packages`, round 28's 28na2).
+                for (k, w) in lower.iter().enumerate() {
+                    if matches!(w.as_str(), "-w" | "--workspace")
+                        && let Some(d) = pieces.get(k + 1)
+                    {
+                        let below = joined(&dirs, &d.text);
+                        sink.matching(&below, &["package.json"]);
+                    }
                 }
             }
         }
@@ -920,6 +988,17 @@ fn glob_after_variable(
     for value in sink.vars.literal(&var.text).unwrap_or_default() {
         sink.glob(dirs, &format!("{value}{tail}"), false);
     }
+}
+
+/// The `__init__.py` of each directory above `path` (the root's too).
+fn package_inits(path: &str) -> Vec<String> {
+    let mut out = vec!["__init__.py".to_string()];
+    let mut at = 0;
+    while let Some(i) = path[at..].find('/') {
+        out.push(format!("{}/__init__.py", &path[..at + i]));
+        at += i + 1;
+    }
+    out
 }
 
 /// The files `python -m a.b` may run: `a/b.py`, `a/b/__main__.py` and the

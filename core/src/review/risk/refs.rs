@@ -132,17 +132,12 @@ pub struct Matching {
 }
 
 impl Matching {
-    /// The files below `dir` (empty: the root) whose name `name` (a glob
-    /// over one name, or a directory's name whose every file it takes
-    /// when it has neither a dot nor a wildcard: jest's `__tests__`)
-    /// matches; `None` when no glob can say it.
+    /// The files below `dir` (empty: the root) whose name, or path below
+    /// a directory, `name` matches (a glob over one name, `*_test.sh`,
+    /// `run_checks`; or over a name and what is below it, `__tests__/**`);
+    /// `None` when no glob can say it.
     pub fn new(dir: &str, name: &str) -> Option<Self> {
-        let name = name.trim_start_matches("./").to_ascii_lowercase();
-        let tail = if name.contains(['.', '*', '?', '[']) {
-            name
-        } else {
-            format!("{name}/**")
-        };
+        let tail = name.trim_start_matches("./").to_ascii_lowercase();
         let pattern = match dir {
             "" => format!("**/{tail}"),
             d => format!("{}/**/{tail}", d.to_ascii_lowercase()),

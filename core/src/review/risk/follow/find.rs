@@ -101,6 +101,9 @@ pub(super) fn narrowing(pieces: &[Piece], lower: &[String], at: usize) -> Vec<St
     for (k, w) in expression.iter().enumerate() {
         match w.as_str() {
             "!" | "-not" => negated = true,
+            // GNU find's `,`: the action may be on another list, which no
+            // name test bounds (red team round 28's 28fc).
+            "," => return Vec::new(),
             "-o" | "-or" => {
                 if !alternative_has_test {
                     return Vec::new();

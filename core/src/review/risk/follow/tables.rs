@@ -86,6 +86,7 @@ pub(super) fn v12_tables(
     {
         sink.out.unread = true;
     }
+    doctest_modules(lower, i, dirs, sink);
     if structural::NPXS.contains(&name) {
         sink.each(dirs, &["package.json"], true);
     }
@@ -121,8 +122,24 @@ pub(super) fn v12_tables(
         for (t, globs) in structural::DISCOVERS {
             if tool == *t {
                 sink.anywhere_globs(globs);
-                sink.matching(dirs, globs);
+                // A directory's name (`__tests__`): every file below it.
+                let listed: Vec<String> = globs
+                    .iter()
+                    .map(|g| match g.contains(['.', '*', '?', '[']) {
+                        true => (*g).to_string(),
+                        false => format!("{g}/**"),
+                    })
+                    .collect();
+                let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
+                sink.matching(dirs, &listed);
             }
+        }
+        // pytest's configuration, read in turn: its discovery patterns
+        // (`python_files`), its options (`addopts = -p tools.plug`,
+        // `--doctest-modules`) and plugins (red team round 28's 28pa,
+        // 28pa2, 28pa3, 28pa4).
+        if matches!(tool, "pytest" | "py.test") {
+            sink.each(dirs, PYTEST_CONFIGS, true);
         }
         // A pattern given to unittest's discovery (`-p '*_check.py'`).
         if tool == "unittest" {
@@ -275,6 +292,57 @@ pub(super) fn v12_tables(
             sink.matching(&[dir], &tests);
         }
     }
+}
+
+/// The files pytest reads its configuration from.
+const PYTEST_CONFIGS: &[&str] = &[
+    "pytest.ini",
+    ".pytest.ini",
+    "pyproject.toml",
+    "setup.cfg",
+    "tox.ini",
+];
+
+/// `--doctest-modules` (on the command line, or in pytest's
+/// configuration read in turn) imports every module below each of
+/// `dirs` (red team round 28's 28pa2, 28pa6).
+fn doctest_modules(lower: &[String], i: usize, dirs: &[String], sink: &mut Sink<'_>) {
+    if lower[i] == "--doctest-modules" {
+        sink.matching(dirs, &["*.py"]);
+    }
+}
+
+/// The discovery patterns a pytest configuration at `path` sets
+/// (`python_files = check_*.py`, on one line or continued on indented
+/// ones; `python_files = ["check_*.py"]` in `pyproject.toml`), read from
+/// its text (red team round 28's 28pa, 28pa4).
+pub(super) fn pytest_patterns(path: &str, text: &str) -> Vec<String> {
+    let name = base_name(path);
+    if !PYTEST_CONFIGS.contains(&name) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut within = false;
+    for line in refs::code_lines(text) {
+        let value = match line.trim_start().strip_prefix("python_files") {
+            Some(rest) if rest.trim_start().starts_with('=') => {
+                within = true;
+                rest.trim_start().trim_start_matches('=')
+            }
+            _ if within && line.starts_with([' ', '\t']) => line,
+            _ => {
+                within = false;
+                continue;
+            }
+        };
+        for v in value.split([' ', '\t', ',']) {
+            let v = v.trim_matches(['[', ']', '"', '\'']);
+            if v.contains(['.', '*']) && !v.contains('/') {
+                out.push(v.to_ascii_lowercase());
+            }
+        }
+    }
+    out
 }
 
 /// The file-name patterns given to the discovery at `i` among its next

@@ -352,6 +352,12 @@ impl Vars {
         self.dynamic || self.computed.contains(name)
     }
 
+    /// Whether a file followed assigns `name` at all (a value, or one
+    /// computed at run time).
+    pub(super) fn assigns(&self, name: &str) -> bool {
+        self.literal.contains_key(name) || self.computed.contains(name)
+    }
+
     /// Every literal value `name` has, when it has one and none computed
     /// at run time (else the variable may hold any directory).
     pub(super) fn literal(&self, name: &str) -> Option<&[String]> {
@@ -523,6 +529,20 @@ pub(super) fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> W
                 dollar = sep == '$' || (dollar && matches!(sep, '{' | '('));
                 after_variable |= sep == '$';
                 rest = &rest[end + sep.len_utf8()..];
+                // A comma standing alone is a word of its own: GNU find's
+                // `,` ends a list (red team round 28's 28fc).
+                if v12
+                    && sep == ','
+                    && end == 0
+                    && rest.chars().next().is_none_or(char::is_whitespace)
+                {
+                    pieces.push(Piece {
+                        text: ",".to_string(),
+                        after_variable: false,
+                        variable: false,
+                        file_only,
+                    });
+                }
             }
         }
     }

@@ -142,3 +142,91 @@ fn a_name_test_names_only_what_its_files_run() {
     );
     assert!(r.names("src/server.py"), "past the bound");
 }
+
+/// Red team round 28 (against the listings by name): the package a
+/// discovered test is imported as (28pi, 28ui); pytest's own
+/// configuration, read in turn (`python_files` in `pytest.ini` or
+/// `pyproject.toml`, a plugin in `addopts`, `--doctest-modules` there or
+/// on the command line: 28pa, 28pa4, 28pa3, 28pa2, 28pa6); a `find` name
+/// test without a dot, a file's name (28fn); GNU find's `,` (28fc); npm's
+/// workspaces chosen by a parent directory, the environment or `.npmrc`
+/// (28na2, 28na3, 28na4). Each names the file the agent edited.
+#[test]
+fn v12_names_what_round_28_found() {
+    let test_ok = "import unittest\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertTrue(True)\n";
+    for command in ["python3 -m pytest -q", "python3 -m unittest"] {
+        let r = named(&with_task(
+            &tasks(command),
+            &[("tests/__init__.py", ""), ("tests/test_ok.py", test_ok)],
+        ));
+        assert!(r.names("tests/__init__.py"), "{command}");
+    }
+    let check = ("tests/check_api.py", "def test_api():\n    assert True\n");
+    for (config, text) in [
+        ("pytest.ini", "[pytest]\npython_files = check_*.py\n"),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\npython_files = [\"check_*.py\"]\n",
+        ),
+    ] {
+        let r = named(&with_task(
+            &tasks("python3 -m pytest -q"),
+            &[(config, text), check],
+        ));
+        assert!(r.names("tests/check_api.py"), "{config}");
+    }
+    let r = named(&with_task(
+        &tasks("python3 -m pytest -q"),
+        &[
+            ("pytest.ini", "[pytest]\naddopts = -p tools.plug\n"),
+            ("tools/plug.py", "def pytest_configure(config):\n    pass\n"),
+        ],
+    ));
+    assert!(r.names("tools/plug.py"), "addopts -p");
+    let x = ("lib/x.py", "def f():\n    return 1\n");
+    for (command, files) in [
+        (
+            "python3 -m pytest -q",
+            vec![("pytest.ini", "[pytest]\naddopts = --doctest-modules\n"), x],
+        ),
+        ("python3 -m pytest -q --doctest-modules", vec![x]),
+    ] {
+        let r = named(&with_task(&tasks(command), &files));
+        assert!(r.names("lib/x.py"), "{command}: {files:?}");
+    }
+    // 28fn: a name test without a dot is a file's name.
+    let r = named(&with_task(
+        &tasks("find . -type f -name run_checks -exec sh {} \\\\;"),
+        &[("tools/run_checks", "python3 lib/x.py\n"), X],
+    ));
+    assert!(r.names("lib/x.py"), "find -name run_checks");
+    // 28fc: after `,` the action is on another list.
+    let r = named(&with_task(
+        &tasks(
+            "find . -name '*_check.sh' , -type f -perm -u+x ! -path './.git/*' -exec sh {} \\\\;",
+        ),
+        &[X],
+    ));
+    assert!(r.names("lib/x"), "find with ,");
+    // 28na2, 28na3, 28na4: workspaces chosen otherwise.
+    let root = (
+        "package.json",
+        "{\"private\":true,\"workspaces\":[\"packages/*\"]}\n",
+    );
+    let a = (
+        "packages/a/package.json",
+        "{\"name\":\"a\",\"scripts\":{\"build\":\"node ../../lib/x.js\"}}\n",
+    );
+    let xjs = ("lib/x.js", "1;\n");
+    for (command, more) in [
+        ("npm run build --workspace=packages", None),
+        ("npm run build -w packages", None),
+        ("npm_config_workspaces=true npm run build", None),
+        ("npm run build", Some((".npmrc", "workspaces=true\n"))),
+    ] {
+        let mut files = vec![root, a, xjs];
+        files.extend(more);
+        let r = named(&with_task(&tasks(command), &files));
+        assert!(r.names("lib/x.js"), "{command}: {more:?}");
+    }
+}
