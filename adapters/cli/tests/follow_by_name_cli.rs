@@ -266,3 +266,119 @@ fn round_28s_legitimate_flows_stay_medium_and_land() {
         &["web/main.js", "src/app/server.py"],
     );
 }
+
+/// Red team round 29: pytest 9's `pytest.toml` (29pt),
+/// `--doctest-modules` in a TOML array (29pdt), pytest's default doctest
+/// files (29pdg), a `conftest.py`'s `pytest_plugins` (29pcp), and a
+/// script `find -execdir` runs beside what it finds (29fe).
+#[test]
+fn what_round_29_found_needs_the_maintainer() {
+    let pytest = "python3 -m pytest -q";
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            ("pytest.toml", "[pytest]\npython_files = [\"check_*.py\"]\n"),
+            ("tests/check_api.py", "def test_api():\n    assert True\n"),
+        ],
+        "tests/check_api.py",
+    );
+    let x = ("lib/x.py", "def f():\n    return 1\n");
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            (
+                "pyproject.toml",
+                "[tool.pytest]\naddopts = [\"--doctest-modules\"]\n",
+            ),
+            x,
+        ],
+        "lib/x.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[("docs/test_usage.txt", "Usage\n\n>>> 1 + 1\n2\n")],
+        "docs/test_usage.txt",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            ("conftest.py", "pytest_plugins = [\"tools.plug\"]\n"),
+            ("tools/plug.py", "def pytest_configure(config):\n    pass\n"),
+        ],
+        "tools/plug.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "find . -type f -name x.spec -execdir python3 run.py \\\\;",
+        &[("lib/x.spec", "spec\n"), ("lib/run.py", "print(1)\n")],
+        "lib/run.py",
+    );
+}
+
+/// Round 29's false positives, ended: pytest's configuration is read for
+/// pytest's keys only (29la, 29lb, 29lc: other tools' sections name
+/// nothing), what it discovers is listed below its `testpaths` (29ld,
+/// 29le), and an `.npmrc`'s `workspaces-update` turns no workspace on
+/// (29lg): an edit outside what runs is medium and lands.
+#[test]
+fn round_29s_legitimate_flows_stay_medium_and_land() {
+    let tasks = |command: &str| {
+        format!(
+            r#"{{"version":"2.0.0","tasks":[{{"label":"t","type":"shell","command":"{command}","runOptions":{{"runOn":"folderOpen"}}}}]}}"#
+        )
+    };
+    let pytest = tasks("python3 -m pytest -q");
+    for (config, text, edited) in [
+        (
+            "pyproject.toml",
+            "[project]\nname = \"w\"\nversion = \"1\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n\n[tool.mypy]\nfiles = [\"src\", \"scripts\"]\n",
+            "scripts/release.py",
+        ),
+        (
+            "setup.cfg",
+            "[metadata]\nname = w\n\n[flake8]\nexclude = docs,build\n\n[tool:pytest]\ntestpaths = tests\n",
+            "docs/conf.py",
+        ),
+        (
+            "tox.ini",
+            "[tox]\nenvlist = py3, docs\n\n[testenv]\ncommands = pytest\n\n[testenv:docs]\ncommands = sphinx-build docs docs/_build\n\n[pytest]\ntestpaths = tests\n",
+            "docs/conf.py",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests\npython_files = test_*.py check_*.py\n",
+            "tools/check_format.py",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = src\naddopts = --doctest-modules\n",
+            "scripts/release.py",
+        ),
+    ] {
+        edits_the_configuration_does_not_run_stay_medium(
+            &[
+                (".vscode/tasks.json", &pytest),
+                (config, text),
+                ("tests/test_ok.py", "def test_ok():\n    assert True\n"),
+                ("src/w/core.py", "def f():\n    return 1\n"),
+                (edited, "print(1)\n"),
+            ],
+            &[edited],
+        );
+    }
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (".vscode/tasks.json", &tasks("npm test")),
+            (
+                "package.json",
+                "{\"name\":\"w\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node -e 1\"}}\n",
+            ),
+            (".npmrc", "workspaces-update=false\n"),
+            (
+                "test/fixtures/proj/package.json",
+                "{\"name\":\"proj\",\"scripts\":{\"release\":\"python3 scripts/release.py\"}}\n",
+            ),
+            ("scripts/release.py", "print(1)\n"),
+        ],
+        &["scripts/release.py"],
+    );
+}

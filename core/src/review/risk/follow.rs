@@ -31,12 +31,15 @@ use super::refs::{self, References};
 use crate::review::snapshot::CandidateContent;
 
 mod find;
+mod runners;
+mod sink;
 mod structural;
 mod tables;
 mod words;
 
 use words::{Piece, Vars, Words, bases_of, file_words};
 
+use sink::{Sink, joined};
 use tables::{name_imports, v12_tables};
 
 /// How far a policy follows what its auto-run configurations run (v11).
@@ -292,6 +295,10 @@ pub(super) fn follow_all(
     let mut walked: BTreeSet<String> = BTreeSet::new();
     // The files named only as a module a file read in turn imports.
     let mut imported: BTreeSet<String> = BTreeSet::new();
+    // The files read for a tool's own keys only (pytest's
+    // configuration: red team round 29), and those of them to read now.
+    let mut keyed: BTreeSet<String> = BTreeSet::new();
+    let mut keyed_level: Vec<&RunConfig> = Vec::new();
     let done = |out: References,
                 next: BTreeSet<String>,
                 unlisted: BTreeSet<(String, bool)>,
@@ -340,13 +347,15 @@ pub(super) fn follow_all(
     let mut step = 0u8;
     loop {
         let mut next: BTreeSet<String> = BTreeSet::new();
-        for (c, config) in &level {
+        let keys_only = keyed_level.iter().map(|c| (*c, false, true));
+        let words_too = level.iter().map(|(c, config)| (*c, *config, false));
+        for (c, config, keys_only) in keys_only.chain(words_too) {
             let Some(text) = whole(c, &mut out) else {
                 continue;
             };
             let path = c.path.as_str();
-            let words = file_words(path, &text, *config, v12);
-            let bases = bases_of(path, *config, &[&cwds, &carried]);
+            let bases = bases_of(path, config, &[&cwds, &carried]);
+            let as_keys = keyed.contains(path);
             let mut sink = Sink {
                 out: &mut out,
                 next: &mut next,
@@ -354,7 +363,17 @@ pub(super) fn follow_all(
                 v12,
                 below: false,
                 vars: &vars,
+                keyed: &mut keyed,
             };
+            // Read for a tool's keys (and, when asked for its words too,
+            // those as well).
+            if as_keys {
+                runners::read_pytest_config(path, &text, &bases, &mut sink);
+            }
+            if keys_only {
+                continue;
+            }
+            let words = file_words(path, &text, config, v12);
             entered.extend(name_all(&bases, &words, &mut sink));
             // What an `.envrc` puts on `PATH` (`PATH_add tools/bin`) is
             // walked: a task's command by name may be a file there (round
@@ -371,23 +390,13 @@ pub(super) fn follow_all(
                     }
                 }
             }
-            // pytest's discovery patterns, set in its configuration.
-            if v12 {
-                let given = tables::pytest_patterns(path, &text);
-                let given: Vec<&str> = given.iter().map(String::as_str).collect();
-                sink.anywhere_globs(&given);
-                sink.matching(&bases, &given);
-            }
             // An `.npmrc` that turns workspaces on (`workspaces=true`,
             // `workspace=packages`): npm runs in every workspace below
             // it (red team round 28's 28na4).
-            if v12
-                && path.ends_with(".npmrc")
-                && refs::code_lines(&text).any(|l| l.trim_start().starts_with("workspace"))
-            {
+            if v12 && path.ends_with(".npmrc") && runners::npmrc_workspaces(&text) {
                 sink.matching(&bases, &["package.json"]);
             }
-            if v12 && !*config {
+            if v12 && !config {
                 // What the imports add beyond what the step named already
                 // (collected apart: no copy of the step's names per file).
                 let mut own = BTreeSet::new();
@@ -450,7 +459,7 @@ pub(super) fn follow_all(
                     // package: each `__init__.py` on the way runs first
                     // (red team round 28's 28pi, 28ui).
                     if kept && w.matching.is_some() && lower.ends_with(".py") {
-                        for init in package_inits(path) {
+                        for init in runners::package_inits(path) {
                             out.paths.push(init.to_ascii_lowercase());
                             walked.insert(init.clone());
                             next.insert(init);
@@ -475,6 +484,15 @@ pub(super) fn follow_all(
         carried.sort();
         carried.dedup();
         next.retain(|n| !asked.contains(n));
+        // What is read for its keys only, asked now.
+        let keyed_next: BTreeSet<String> = keyed
+            .iter()
+            .filter(|k| !asked.contains(*k) && !next.contains(*k))
+            .cloned()
+            .collect();
+        let to_read = |next: BTreeSet<String>| -> BTreeSet<String> {
+            next.into_iter().chain(keyed_next.iter().cloned()).collect()
+        };
         // The call that classifies (or the ports' last) reads as far as
         // the configurations go.
         let last = reads >= rule.last_step();
@@ -491,7 +509,7 @@ pub(super) fn follow_all(
                 .iter()
                 .filter(|c| matches!(c.content, CandidateContent::Bytes { .. }))
                 .map(|c| c.path.as_str())
-                .filter(|p| next.contains(*p))
+                .filter(|p| next.contains(*p) || keyed_next.contains(*p))
                 .collect();
             let modules = v12 && beyond.iter().all(|p| imported.contains(*p));
             if next.len() > bound || (!beyond.is_empty() && (!modules || step >= rule.last_step()))
@@ -505,10 +523,10 @@ pub(super) fn follow_all(
                 if last && !(unlisted.is_empty() && unmatched.is_empty()) {
                     out.unread = true;
                 }
-                return done(out, next, unlisted, unmatched);
+                return done(out, to_read(next), unlisted, unmatched);
             }
         } else if step >= reads {
-            return done(out, next, unlisted, unmatched);
+            return done(out, to_read(next), unlisted, unmatched);
         }
         if next.len() > bound {
             out.unread = true;
@@ -516,10 +534,15 @@ pub(super) fn follow_all(
         }
         step += 1;
         asked.extend(next.iter().cloned());
+        asked.extend(keyed_next.iter().cloned());
         level = configs
             .iter()
             .filter(|c| next.contains(c.path.as_str()))
             .map(|c| (c, false))
+            .collect();
+        keyed_level = configs
+            .iter()
+            .filter(|c| keyed_next.contains(c.path.as_str()))
             .collect();
         // v12 bounds the files the trees hold, not the names asked (red
         // team round 18's 02c: a `package.json`'s dependencies).
@@ -533,7 +556,7 @@ pub(super) fn follow_all(
                 return done(out, BTreeSet::new(), BTreeSet::new(), BTreeMap::new());
             }
         }
-        if level.is_empty() && next.is_empty() {
+        if level.is_empty() && next.is_empty() && keyed_level.is_empty() && keyed_next.is_empty() {
             if last && !(unlisted.is_empty() && unmatched.is_empty()) {
                 out.unread = true;
             }
@@ -631,24 +654,6 @@ fn task_cwds(text: &str) -> Vec<String> {
     out
 }
 
-/// Whether npm runs in every workspace: an option (`--workspaces`,
-/// `-ws`, `-r`) among `lower`, or its configuration given by the
-/// environment, here or in any file followed (`npm_config_workspaces=true`,
-/// red team round 28's 28na3).
-fn every_workspace(lower: &[String], vars: &Vars) -> bool {
-    lower
-        .iter()
-        .any(|w| EVERY_WORKSPACE.contains(&w.as_str()) || w.starts_with("npm_config_workspace"))
-        || [
-            "npm_config_workspaces",
-            "npm_config_workspace",
-            "NPM_CONFIG_WORKSPACES",
-            "NPM_CONFIG_WORKSPACE",
-        ]
-        .iter()
-        .any(|n| vars.assigns(n))
-}
-
 /// `text` with each `${...}` taken out (`${workspaceFolder}/tools` is
 /// `/tools`, from the root).
 fn without_variables(text: &str) -> String {
@@ -663,127 +668,6 @@ fn without_variables(text: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// Where names go: `out`'s paths and suffixes (lowercased, as v5's
-/// references are) and, for a file to read, `next`.
-struct Sink<'a> {
-    out: &'a mut References,
-    next: &'a mut BTreeSet<String>,
-    /// The directories the commands walk (v12).
-    walks: &'a mut Vec<Walk>,
-    /// Under v12.
-    v12: bool,
-    /// Whether what is added now also names what is below it and its
-    /// stem (v12, a piece that is not a file only).
-    below: bool,
-    /// What the files followed assign each variable (v12).
-    vars: &'a Vars,
-}
-
-impl Sink<'_> {
-    fn add(&mut self, path: String, read: bool) {
-        let lower = path.to_ascii_lowercase();
-        if self.below {
-            self.out.below.push(lower.clone());
-        }
-        self.out.paths.push(lower);
-        if read {
-            self.next.insert(path);
-        }
-    }
-
-    /// v12: the glob `piece` from each of `dirs` (and, after a variable,
-    /// at any depth).
-    fn glob(&mut self, dirs: &[String], piece: &str, anywhere: bool) {
-        let mut patterns = joined(dirs, piece);
-        // A glob in its last component only walks the directory before
-        // it: its files are read in turn (red team round 19's 01b).
-        // A wildcard in a middle component walks every file below the
-        // directory before it (round 20's 01d: `tools/*/run.sh`).
-        for p in &patterns {
-            let parts: Vec<&str> = p.split('/').collect();
-            let Some(first) = parts.iter().position(|c| c.contains(['*', '?', '['])) else {
-                continue;
-            };
-            if first == 0 {
-                continue;
-            }
-            if let Ok(Some(glob)) =
-                crate::snapshot_tools::Glob::parse(p.to_ascii_lowercase().as_bytes())
-            {
-                self.walks.push(Walk {
-                    dir: parts[..first].join("/"),
-                    glob: Some(glob),
-                    recursive: first + 1 < parts.len(),
-                    matching: None,
-                });
-            }
-        }
-        if anywhere {
-            patterns.push(format!("**/{}", piece.trim_start_matches('/')));
-        }
-        for p in patterns {
-            self.out.add_glob(&p);
-        }
-    }
-
-    /// v12: globs matched at any depth (`test_*.py`, `__tests__`).
-    fn anywhere_globs(&mut self, globs: &[&str]) {
-        for g in globs {
-            self.out.add_glob(&format!("**/{g}"));
-        }
-    }
-
-    /// v12: the files below each of `dirs` (the root too) whose name one
-    /// of `names` matches are listed by name and read in turn (red team
-    /// round 27's 27fa, 27na, 27ua: `find . -name '*_check.sh'`, `npm
-    /// --workspaces`, a test runner's discovery).
-    fn matching(&mut self, dirs: &[String], names: &[&str]) {
-        for d in dirs {
-            for name in names {
-                if let Some(m) = refs::Matching::new(d, name) {
-                    // What it finds is named, and read in turn.
-                    self.out.add_glob(m.pattern());
-                    self.walks.push(Walk {
-                        dir: d.clone(),
-                        glob: None,
-                        recursive: true,
-                        matching: Some(m),
-                    });
-                }
-            }
-        }
-    }
-
-    /// `files` in each of `dirs`.
-    fn each(&mut self, dirs: &[String], files: &[&str], read: bool) {
-        for d in dirs {
-            for f in files {
-                if let Some(p) = refs::normalise_cased(&format!("{d}/{f}")) {
-                    self.add(p, read);
-                }
-            }
-        }
-    }
-
-    /// `tail` at any depth: the file itself, or under any directory.
-    fn anywhere(&mut self, tail: &str) {
-        if let Some(t) = refs::normalise(tail) {
-            self.out.suffixes.push(t);
-        }
-    }
-}
-
-/// `piece` from each of `dirs` (a piece starting with `/` from the root
-/// only), normalised, case kept.
-fn joined(dirs: &[String], piece: &str) -> Vec<String> {
-    if piece.starts_with('/') {
-        return refs::normalise_cased(piece).into_iter().collect();
-    }
-    dirs.iter()
-        .filter_map(|d| refs::normalise_cased(&format!("{d}/{piece}")))
-        .collect()
 }
 
 /// Every name `words` give from `bases`, and the files to read; answers
@@ -859,7 +743,7 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
                 // red team round 28's 28na4).
                 sink.each(&dirs, &[".npmrc"], true);
             }
-            if every_workspace(&lower, sink.vars) {
+            if runners::every_workspace(&lower, sink.vars) {
                 sink.anywhere("package.json");
                 if v12 {
                     sink.matching(&dirs, &["package.json"]);
@@ -988,17 +872,6 @@ fn glob_after_variable(
     for value in sink.vars.literal(&var.text).unwrap_or_default() {
         sink.glob(dirs, &format!("{value}{tail}"), false);
     }
-}
-
-/// The `__init__.py` of each directory above `path` (the root's too).
-fn package_inits(path: &str) -> Vec<String> {
-    let mut out = vec!["__init__.py".to_string()];
-    let mut at = 0;
-    while let Some(i) = path[at..].find('/') {
-        out.push(format!("{}/__init__.py", &path[..at + i]));
-        at += i + 1;
-    }
-    out
 }
 
 /// The files `python -m a.b` may run: `a/b.py`, `a/b/__main__.py` and the

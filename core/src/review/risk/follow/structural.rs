@@ -172,10 +172,18 @@ pub(super) const SOURCES: &[&str] = &[
     "source_up_if_exists",
 ];
 
-/// Test runners with the files their discovery imports, at any depth.
+/// Test runners with the files their discovery imports, at any depth
+/// (pytest also runs the `>>>` lines of its default doctest files,
+/// `test*.txt`: red team round 29's 29pdg).
 pub(super) const DISCOVERS: &[(&str, &[&str])] = &[
-    ("pytest", &["test_*.py", "*_test.py", "conftest.py"]),
-    ("py.test", &["test_*.py", "*_test.py", "conftest.py"]),
+    (
+        "pytest",
+        &["test_*.py", "*_test.py", "conftest.py", "test*.txt"],
+    ),
+    (
+        "py.test",
+        &["test_*.py", "*_test.py", "conftest.py", "test*.txt"],
+    ),
     ("unittest", &["test*.py"]),
     ("nose2", &["test*.py"]),
     ("nosetests", &["test*.py"]),

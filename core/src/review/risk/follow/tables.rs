@@ -86,7 +86,7 @@ pub(super) fn v12_tables(
     {
         sink.out.unread = true;
     }
-    doctest_modules(lower, i, dirs, sink);
+    super::runners::doctest_modules(lower, i, dirs, sink);
     if structural::NPXS.contains(&name) {
         sink.each(dirs, &["package.json"], true);
     }
@@ -134,16 +134,16 @@ pub(super) fn v12_tables(
                 sink.matching(dirs, &listed);
             }
         }
-        // pytest's configuration, read in turn: its discovery patterns
-        // (`python_files`), its options (`addopts = -p tools.plug`,
-        // `--doctest-modules`) and plugins (red team round 28's 28pa,
-        // 28pa2, 28pa3, 28pa4).
+        // pytest's configuration, read for its keys: its discovery
+        // patterns (`python_files`), where it starts (`testpaths`), and
+        // its options (`addopts = -p tools.plug`, `--doctest-modules`)
+        // (red team round 28's 28pa, 28pa2, 28pa3, 28pa4; round 29).
         if matches!(tool, "pytest" | "py.test") {
-            sink.each(dirs, PYTEST_CONFIGS, true);
+            sink.keys(dirs, super::runners::PYTEST_CONFIGS);
         }
         // A pattern given to unittest's discovery (`-p '*_check.py'`).
         if tool == "unittest" {
-            let given = discovery_pattern(lower, i);
+            let given = super::runners::discovery_pattern(lower, i);
             let given: Vec<&str> = given.iter().map(String::as_str).collect();
             sink.anywhere_globs(&given);
             sink.matching(dirs, &given);
@@ -165,6 +165,24 @@ pub(super) fn v12_tables(
     // Whether `find` runs what it finds (its action, or what `xargs`
     // runs of its output); asked only of a walker.
     let runs = find && super::find::runs(pieces, lower, i);
+    // `-execdir` (`-okdir`) runs its command in each found file's
+    // directory: a script it names by a relative path may be beside any
+    // file found, so it is named at any depth (red team round 29's 29fe).
+    if find {
+        let own = lower[i + 1..]
+            .iter()
+            .take_while(|w| w.as_str() != "find")
+            .count();
+        for k in i + 1..=i + own {
+            if matches!(lower[k].as_str(), "-execdir" | "-okdir") {
+                for p in pieces[k + 1..=i + own].iter().take(6) {
+                    if !p.text.starts_with('-') && p.text != "{}" {
+                        sink.anywhere(p.text.trim_start_matches("./"));
+                    }
+                }
+            }
+        }
+    }
     if module.is_some() || lower.get(i + 1).is_some_and(|n| n == "-m") {
         // `python -m tools.gen` may run `tools/__pycache__/gen.*.pyc`
         // (round 21's 01d, 01e).
@@ -292,74 +310,6 @@ pub(super) fn v12_tables(
             sink.matching(&[dir], &tests);
         }
     }
-}
-
-/// The files pytest reads its configuration from.
-const PYTEST_CONFIGS: &[&str] = &[
-    "pytest.ini",
-    ".pytest.ini",
-    "pyproject.toml",
-    "setup.cfg",
-    "tox.ini",
-];
-
-/// `--doctest-modules` (on the command line, or in pytest's
-/// configuration read in turn) imports every module below each of
-/// `dirs` (red team round 28's 28pa2, 28pa6).
-fn doctest_modules(lower: &[String], i: usize, dirs: &[String], sink: &mut Sink<'_>) {
-    if lower[i] == "--doctest-modules" {
-        sink.matching(dirs, &["*.py"]);
-    }
-}
-
-/// The discovery patterns a pytest configuration at `path` sets
-/// (`python_files = check_*.py`, on one line or continued on indented
-/// ones; `python_files = ["check_*.py"]` in `pyproject.toml`), read from
-/// its text (red team round 28's 28pa, 28pa4).
-pub(super) fn pytest_patterns(path: &str, text: &str) -> Vec<String> {
-    let name = base_name(path);
-    if !PYTEST_CONFIGS.contains(&name) {
-        return Vec::new();
-    }
-    let mut out = Vec::new();
-    let mut within = false;
-    for line in refs::code_lines(text) {
-        let value = match line.trim_start().strip_prefix("python_files") {
-            Some(rest) if rest.trim_start().starts_with('=') => {
-                within = true;
-                rest.trim_start().trim_start_matches('=')
-            }
-            _ if within && line.starts_with([' ', '\t']) => line,
-            _ => {
-                within = false;
-                continue;
-            }
-        };
-        for v in value.split([' ', '\t', ',']) {
-            let v = v.trim_matches(['[', ']', '"', '\'']);
-            if v.contains(['.', '*']) && !v.contains('/') {
-                out.push(v.to_ascii_lowercase());
-            }
-        }
-    }
-    out
-}
-
-/// The file-name patterns given to the discovery at `i` among its next
-/// words (`-p GLOB`, `--pattern GLOB`, `--pattern=GLOB`).
-fn discovery_pattern(lower: &[String], i: usize) -> Vec<String> {
-    let words = &lower[(i + 1).min(lower.len())..lower.len().min(i + 12)];
-    let mut out = Vec::new();
-    for (k, w) in words.iter().enumerate() {
-        if let Some(g) = w.strip_prefix("--pattern=") {
-            out.push(g.to_string());
-        } else if matches!(w.as_str(), "-p" | "--pattern")
-            && let Some(g) = words.get(k + 1)
-        {
-            out.push(g.clone());
-        }
-    }
-    out
 }
 
 /// When the operand `p` (one of `pieces`) is a variable's name (`$D`),

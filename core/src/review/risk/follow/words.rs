@@ -490,14 +490,16 @@ pub(super) fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> W
             values.extend(structural::loop_values(w.split_whitespace()));
         }
         // v12: a variable inside a component is a glob's `*`, and a glob
-        // is one piece. A bracket left after globbing may be no bracket
-        // expression (`["lib/x.py"]` in Python): such a word is also cut
-        // at its brackets (round 22).
+        // is one piece. A bracket may be no bracket expression
+        // (`["lib/x.py"]` in Python, round 22; `["tools.plug"]`, which
+        // globbing reads as one, round 29's 29pcp): such a word is also
+        // cut at its brackets, as written.
         let rewritten;
+        let written = w;
         let separators: &[fn(char) -> bool] = if v12 {
             rewritten = structural::globbed(w);
             w = &rewritten;
-            if w.contains(['[', ']']) {
+            if written.contains(['[', ']']) {
                 &[
                     |c| refs::is_separator(c) && !matches!(c, '*' | '?' | '[' | ']'),
                     |c| refs::is_separator(c) && !matches!(c, '*' | '?'),
@@ -508,10 +510,10 @@ pub(super) fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> W
         } else {
             &[refs::is_separator]
         };
-        for separator in separators {
+        for (pass, separator) in separators.iter().enumerate() {
             let mut after_variable = false;
             let mut dollar = false;
-            let mut rest = w;
+            let mut rest = if pass == 0 { w } else { written };
             while !rest.is_empty() {
                 let end = rest.find(separator).unwrap_or(rest.len());
                 if end > 0 {

@@ -230,3 +230,118 @@ fn v12_names_what_round_28_found() {
         assert!(r.names("lib/x.js"), "{command}: {more:?}");
     }
 }
+
+/// Red team round 29 (against round 28's fixes): pytest 9's own
+/// `pytest.toml` (29pt), `--doctest-modules` in a TOML array (29pdt),
+/// pytest's default doctest files (29pdg), a `conftest.py`'s
+/// `pytest_plugins` (29pcp), and a script `find -execdir` runs beside
+/// what it finds (29fe): each names the file the agent edited.
+#[test]
+fn v12_names_what_round_29_found() {
+    let pytest = tasks("python3 -m pytest -q");
+    let check = ("tests/check_api.py", "def test_api():\n    assert True\n");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            ("pytest.toml", "[pytest]\npython_files = [\"check_*.py\"]\n"),
+            check,
+        ],
+    ));
+    assert!(r.names("tests/check_api.py"), "pytest.toml");
+    let x = ("lib/x.py", "def f():\n    return 1\n");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            (
+                "pyproject.toml",
+                "[tool.pytest]\naddopts = [\"--doctest-modules\"]\n",
+            ),
+            x,
+        ],
+    ));
+    assert!(r.names("lib/x.py"), "addopts as a TOML array");
+    let r = named(&with_task(
+        &pytest,
+        &[("docs/test_usage.txt", "Usage\n\n>>> 1 + 1\n2\n")],
+    ));
+    assert!(r.names("docs/test_usage.txt"), "a doctest file");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            ("conftest.py", "pytest_plugins = [\"tools.plug\"]\n"),
+            ("tools/plug.py", "def pytest_configure(config):\n    pass\n"),
+        ],
+    ));
+    assert!(r.names("tools/plug.py"), "pytest_plugins");
+    let r = named(&with_task(
+        &tasks("find . -type f -name x.spec -execdir python3 run.py \\\\;"),
+        &[("lib/x.spec", "spec\n"), ("lib/run.py", "print(1)\n")],
+    ));
+    assert!(r.names("lib/run.py"), "-execdir");
+}
+
+/// Round 29's false positives: pytest's configuration files are read for
+/// pytest's own keys, not as scripts (other tools' sections name nothing:
+/// 29la, 29lb, 29lc); what it discovers is listed below its `testpaths`
+/// (29ld, 29le); an `.npmrc` key that only begins with `workspace` turns
+/// no workspace on (29lg). The file the agent edited is not named.
+#[test]
+fn round_29s_legitimate_flows_name_only_what_they_run() {
+    let pytest = tasks("python3 -m pytest -q");
+    let test_ok = ("tests/test_ok.py", "def test_ok():\n    assert True\n");
+    for (config, text, edited) in [
+        (
+            "pyproject.toml",
+            "[project]\nname = \"w\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n\n[tool.mypy]\nfiles = [\"src\", \"scripts\"]\n",
+            "scripts/release.py",
+        ),
+        (
+            "setup.cfg",
+            "[metadata]\nname = w\n\n[flake8]\nexclude = docs,build\n\n[tool:pytest]\ntestpaths = tests\n",
+            "docs/conf.py",
+        ),
+        (
+            "tox.ini",
+            "[tox]\nenvlist = py3, docs\n\n[testenv]\ncommands = pytest\n\n[testenv:docs]\ncommands = sphinx-build docs docs/_build\n\n[pytest]\ntestpaths = tests\n",
+            "docs/conf.py",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests\npython_files = test_*.py check_*.py\n",
+            "tools/check_format.py",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = src\naddopts = --doctest-modules\n",
+            "scripts/release.py",
+        ),
+    ] {
+        let r = named(&with_task(
+            &pytest,
+            &[
+                (config, text),
+                test_ok,
+                ("src/w/core.py", "def f():\n    return 1\n"),
+                (edited, "print(1)\n"),
+            ],
+        ));
+        assert!(!r.names(edited), "{config}: {text}");
+        assert!(r.names(config), "{config} itself");
+    }
+    let r = named(&with_task(
+        &tasks("npm test"),
+        &[
+            (
+                "package.json",
+                "{\"name\":\"w\",\"scripts\":{\"test\":\"node -e 1\"}}\n",
+            ),
+            (".npmrc", "workspaces-update=false\n"),
+            (
+                "test/fixtures/proj/package.json",
+                "{\"name\":\"proj\",\"scripts\":{\"release\":\"python3 scripts/release.py\"}}\n",
+            ),
+            ("scripts/release.py", "print(1)\n"),
+        ],
+    ));
+    assert!(!r.names("scripts/release.py"), ".npmrc workspaces-update");
+}
