@@ -247,8 +247,9 @@ fn start_and_recover_freeze_under_the_newest_risk_policy() {
     );
 }
 
-/// Risk policy v12 (D-R174): an adapter that cannot list a directory a
-/// task walks (the `GitPort::list_followed` default answers unknown) rates
+/// Risk policy v12 (D-R174, D-R175): an adapter that cannot list a
+/// directory a task walks, or list one by name (the defaults of
+/// `GitPort::list_followed` and `GitPort::list_matching` answer unknown), rates
 /// a change the walker may reach as if the directory held anything:
 /// higher, never lower. The same change with a task that walks nothing is
 /// medium.
@@ -276,4 +277,8 @@ fn an_adapter_that_cannot_list_rates_what_a_walker_may_reach_high() {
     );
     let (level, _) = rate("echo ready");
     assert_eq!(level, probity_core::review::RiskLevel::Medium);
+    // A listing by name (D-R175): the `GitPort::list_matching` default
+    // answers unknown too.
+    let (level, reasons) = rate("find . -name '*_test.sh' -exec bash {} \\\\;");
+    assert_eq!(level, probity_core::review::RiskLevel::High, "{reasons:?}");
 }

@@ -22,6 +22,7 @@ mod read;
 mod recheck;
 mod release;
 mod replay;
+mod run_configs;
 mod sign;
 mod start;
 mod statement;
