@@ -382,3 +382,126 @@ fn round_29s_legitimate_flows_stay_medium_and_land() {
         &["scripts/release.py"],
     );
 }
+
+/// Red team round 30: a path in pytest's `addopts` (30pao), `-o
+/// python_files=...` there (30poi), `pythonpath` (30ppp), a TOML
+/// multi-line string (30pml), a quoted or dotted TOML key (30pqk,
+/// 30pdk), and `import_module("tools." + n)` in a `conftest.py` (30pil).
+#[test]
+fn what_round_30_found_needs_the_maintainer() {
+    let pytest = "python3 -m pytest -q";
+    let check = "def test_api():\n    assert True\n";
+    for (config, text, edited) in [
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests\npython_files = test_*.py check_*.py\naddopts = -q checks\n",
+            "checks/check_api.py",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\naddopts = -o python_files=check_*.py\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\n\"python_files\" = [\"check_*.py\"]\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool]\npytest.ini_options.python_files = [\"check_*.py\"]\n",
+            "tests/check_api.py",
+        ),
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(
+            pytest,
+            &[(config, text), (edited, check)],
+            edited,
+        );
+    }
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            (
+                "pyproject.toml",
+                "[tool.pytest.ini_options]\naddopts = \"\"\"\n--doctest-modules\n\"\"\"\n",
+            ),
+            ("lib/x.py", "def f():\n    return 1\n"),
+        ],
+        "lib/x.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            ("pytest.ini", "[pytest]\npythonpath = lib\n"),
+            ("lib/helper.py", "def h():\n    return 1\n"),
+            (
+                "tests/test_h.py",
+                "import helper\ndef test_h():\n    assert helper.h() == 1\n",
+            ),
+        ],
+        "lib/helper.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            (
+                "conftest.py",
+                "import importlib\nfor n in [\"plug\"]:\n    importlib.import_module(\"tools.\" + n)\n",
+            ),
+            ("tools/plug.py", "X = 1\n"),
+        ],
+        "tools/plug.py",
+    );
+}
+
+/// Beside round 30's fixes (30li, 30la, 30lb, 30ld): an option's value
+/// after `-execdir`, a full pytest configuration (markers, warnings,
+/// coverage), `--doctest-modules` with continued `testpaths`, and
+/// `pythonpath` name nothing outside what runs: medium, and it lands.
+#[test]
+fn round_30s_legitimate_flows_stay_medium_and_land() {
+    let tasks = |command: &str| {
+        format!(
+            r#"{{"version":"2.0.0","tasks":[{{"label":"t","type":"shell","command":"{command}","runOptions":{{"runOn":"folderOpen"}}}}]}}"#
+        )
+    };
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                &tasks("find hooks -name '*.sh' -execdir shellcheck --severity style {} +"),
+            ),
+            ("hooks/a.sh", "echo a\n"),
+            ("docs/style", "notes\n"),
+        ],
+        &["docs/style"],
+    );
+    let pytest = tasks("python3 -m pytest -q");
+    for config in [
+        (
+            "pyproject.toml",
+            "[project]\nname = \"w\"\nversion = \"1\"\n\n[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\naddopts = \"-ra --strict-markers\"\nmarkers = [\n  \"slow: marks tests as slow\",\n]\nfilterwarnings = [\"error\", \"ignore::DeprecationWarning:scripts.*\"]\n\n[tool.coverage.run]\nsource = [\"src\", \"scripts\"]\n",
+        ),
+        (
+            "setup.cfg",
+            "[metadata]\nname = w\n\n[options]\npackage_dir =\n    = src\n\n[tool:pytest]\ntestpaths =\n    src\n    tests\naddopts =\n    --doctest-modules\n    -p no:cacheprovider\n",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\npythonpath = src\ntestpaths = tests\n",
+        ),
+    ] {
+        edits_the_configuration_does_not_run_stay_medium(
+            &[
+                (".vscode/tasks.json", &pytest),
+                config,
+                ("src/w/__init__.py", "X = 1\n"),
+                ("tests/test_ok.py", "def test_ok():\n    assert True\n"),
+                ("scripts/release.py", "print(1)\n"),
+                ("docs/conf.py", "project = 'w'\n"),
+            ],
+            &["scripts/release.py", "docs/conf.py"],
+        );
+    }
+}

@@ -21,76 +21,119 @@ pub(super) const PYTEST_CONFIGS: &[&str] = &[
 
 /// What pytest's configuration says of what it imports (its own keys,
 /// wherever they are: `[pytest]`, `[tool:pytest]`,
-/// `[tool.pytest.ini_options]`, `[tool.pytest]`).
+/// `[tool.pytest.ini_options]`, `[tool.pytest]`, a dotted or quoted
+/// TOML key).
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct PytestConfig {
     /// `python_files`: the discovery's patterns.
     pub(super) patterns: Vec<String>,
-    /// `testpaths`: where the discovery starts, from the file's directory.
+    /// `testpaths`, and the paths `addopts` gives (which pytest puts
+    /// before the command's own: red team round 30's 30pao): where the
+    /// discovery starts, from the file's directory.
     pub(super) testpaths: Vec<String>,
     /// `addopts` holds `--doctest-modules`: every module is imported.
     pub(super) doctest_modules: bool,
     /// `addopts`' `-p MODULE`: plugins imported.
     pub(super) plugins: Vec<String>,
+    /// `pythonpath`: directories put on `sys.path` (round 30's 30ppp).
+    pub(super) pythonpath: Vec<String>,
 }
 
+/// `addopts`' options whose value is the next word (not a path).
+const VALUED: &[&str] = &["-p", "-o", "-k", "-m", "-c", "-W", "--override-ini"];
+
 impl PytestConfig {
-    /// The keys of the configuration `text`: a key at a line's start,
-    /// `=` or `:`, and its value, continued on indented lines or inside
-    /// a TOML array left open (round 28's 28pa, 28pa4; round 29's 29pdt).
+    /// The keys of the configuration `text`: a key at a line's start
+    /// (quotes and a dotted TOML prefix taken off), `=` or `:`, and its
+    /// value, continued on indented lines, inside a TOML array left open
+    /// or a multi-line string (round 28's 28pa, 28pa4; round 29's 29pdt;
+    /// round 30's 30pml, 30pqk, 30pdk).
     pub(super) fn of(text: &str) -> Self {
         let mut out = PytestConfig::default();
         let mut key = String::new();
-        let mut open = false;
+        let mut array = false;
+        let mut string = false;
         for line in refs::code_lines(text) {
-            let trimmed = line.trim_start();
-            let value = match trimmed.split_once(['=', ':']) {
-                Some((k, v)) if !line.starts_with([' ', '\t']) && !open && is_key(k.trim()) => {
-                    key = k.trim().to_string();
+            let continued = array || string || line.starts_with([' ', '\t']);
+            let value = match line.trim_start().split_once(['=', ':']) {
+                Some((k, v)) if !continued && is_key(key_of(k)) => {
+                    key = key_of(k).to_string();
                     v
                 }
-                _ if open || line.starts_with([' ', '\t']) => line,
+                _ if continued => line,
                 _ => {
                     key.clear();
                     continue;
                 }
             };
-            open = (open || value.contains('[')) && !value.contains(']');
-            let words = value
+            array = (array || value.contains('[')) && !value.contains(']');
+            string ^= value.matches("\"\"\"").count() % 2 == 1;
+            string ^= value.matches("'''").count() % 2 == 1;
+            let words: Vec<&str> = value
                 .split([' ', '\t', ','])
                 .map(|v| v.trim_matches(['[', ']', '"', '\'']))
-                .filter(|v| !v.is_empty());
-            match key.as_str() {
-                "python_files" => out.patterns.extend(
-                    words
-                        .filter(|v| v.contains(['.', '*']) && !v.contains('/'))
-                        .map(str::to_ascii_lowercase),
-                ),
-                "testpaths" => out.testpaths.extend(words.map(str::to_string)),
-                "addopts" => {
-                    let words: Vec<&str> = words.collect();
-                    for (k, w) in words.iter().enumerate() {
-                        out.doctest_modules |= *w == "--doctest-modules";
-                        let plugin = match w.strip_prefix("-p") {
-                            Some("") => words.get(k + 1).copied(),
-                            Some(glued) => Some(glued),
-                            None => None,
-                        };
-                        if let Some(p) = plugin.filter(|p| !p.contains(':')) {
-                            out.plugins.push(p.to_string());
-                        }
-                    }
-                }
-                _ => {}
-            }
+                .filter(|v| !v.is_empty())
+                .collect();
+            out.set(&key, &words);
         }
         out
     }
+
+    /// The words of key `key`'s value.
+    fn set(&mut self, key: &str, words: &[&str]) {
+        match key {
+            "python_files" => self.patterns.extend(
+                words
+                    .iter()
+                    .filter(|v| v.contains(['.', '*']) && !v.contains('/'))
+                    .map(|v| v.to_ascii_lowercase()),
+            ),
+            "testpaths" => self.testpaths.extend(words.iter().map(|w| w.to_string())),
+            "pythonpath" => self.pythonpath.extend(words.iter().map(|w| w.to_string())),
+            "addopts" => self.options(words),
+            _ => {}
+        }
+    }
+
+    /// `addopts`' words: `--doctest-modules`, `-p MODULE`, `-o KEY=VALUE`
+    /// (round 30's 30poi), and the paths it gives.
+    fn options(&mut self, words: &[&str]) {
+        for (k, w) in words.iter().enumerate() {
+            self.doctest_modules |= *w == "--doctest-modules";
+            let value = |option: &str| match w.strip_prefix(option) {
+                Some("") => words.get(k + 1).copied(),
+                Some(glued) => Some(glued.trim_start_matches('=')),
+                None => None,
+            };
+            if let Some(p) = value("-p").filter(|p| !p.contains(':')) {
+                self.plugins.push(p.to_string());
+            }
+            if let Some((key, v)) = ["--override-ini", "-o"]
+                .iter()
+                .find_map(|o| value(o))
+                .and_then(|kv| kv.split_once('='))
+                && key != "addopts"
+            {
+                self.set(key_of(key), &[v]);
+            }
+            let valued = k > 0 && VALUED.contains(&words[k - 1]);
+            if !w.starts_with('-') && !valued {
+                self.testpaths.push(w.to_string());
+            }
+        }
+    }
+}
+
+/// A key as written, without quotes and a dotted TOML prefix
+/// (`"python_files"`, `pytest.ini_options.python_files`).
+fn key_of(k: &str) -> &str {
+    let k = k.trim().trim_matches(['"', '\'']);
+    k.rsplit('.').next().unwrap_or(k).trim_matches(['"', '\''])
 }
 
 /// Whether `k` is one of pytest's keys this reading takes.
 fn is_key(k: &str) -> bool {
-    matches!(k, "python_files" | "testpaths" | "addopts")
+    matches!(k, "python_files" | "testpaths" | "addopts" | "pythonpath")
 }
 
 /// pytest's configuration at `path` (read because pytest runs, from its
@@ -123,6 +166,16 @@ pub(super) fn read_pytest_config(path: &str, text: &str, bases: &[String], sink:
         let files: Vec<&str> = files.iter().map(String::as_str).collect();
         sink.each(bases, &files, true);
     }
+    // A directory on `sys.path` (`pythonpath`) or given as a path to
+    // collect: any module there may be imported, by any name (round 30's
+    // 30ppp, 30pao).
+    sink.below = true;
+    for dir in config.pythonpath.iter().chain(&config.testpaths) {
+        for at in joined(bases, dir) {
+            sink.add(at, false);
+        }
+    }
+    sink.below = false;
 }
 
 /// `--doctest-modules` on the command line (or a word of a file read in

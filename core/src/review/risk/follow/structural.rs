@@ -656,6 +656,10 @@ pub(super) struct Imports {
     /// Where the modules are looked for besides the bases (`sys.path`
     /// entries a script adds), from the root.
     pub(super) bases: Vec<String>,
+    /// Packages any of whose modules may be imported by a name computed
+    /// at run time (`import_module("tools." + n)`: red team round 30's
+    /// 30pil), as paths from every base.
+    pub(super) packages: Vec<String>,
 }
 
 /// Extensions Node and TypeScript try for a relative specifier.
@@ -732,7 +736,10 @@ fn python_imports(dir: &str, text: &str, out: &mut Imports) {
     // Imports written as calls (round 20's 02b), and `sys.path` entries
     // (02h: `sys.path.insert(0, "lib")`).
     for m in call_literals(text, &["import_module(", "__import__("]) {
-        out.modules.push(m.to_string());
+        match m.strip_suffix('.') {
+            Some(package) => out.packages.push(package.replace('.', "/")),
+            None => out.modules.push(m.to_string()),
+        }
     }
     for (at, _) in text.match_indices("sys.path.") {
         // The call's every string (`os.path.join(os.path.dirname(__file__),

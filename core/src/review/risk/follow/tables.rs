@@ -49,6 +49,13 @@ pub(super) fn name_imports(path: &str, text: &str, bases: &[String], sink: &mut 
             sink.add(p, false);
         }
     }
+    for package in &found.packages {
+        for b in &bases {
+            if let Some(p) = refs::normalise_cased(&format!("{b}/{package}")) {
+                sink.add(p, false);
+            }
+        }
+    }
     sink.below = false;
 }
 
@@ -167,7 +174,9 @@ pub(super) fn v12_tables(
     let runs = find && super::find::runs(pieces, lower, i);
     // `-execdir` (`-okdir`) runs its command in each found file's
     // directory: a script it names by a relative path may be beside any
-    // file found, so it is named at any depth (red team round 29's 29fe).
+    // file found, so it is named at any depth (red team round 29's 29fe);
+    // a word without a dot or a `/` is a command found on `PATH`, or an
+    // option's value (round 30's 30li).
     if find {
         let own = lower[i + 1..]
             .iter()
@@ -176,7 +185,7 @@ pub(super) fn v12_tables(
         for k in i + 1..=i + own {
             if matches!(lower[k].as_str(), "-execdir" | "-okdir") {
                 for p in pieces[k + 1..=i + own].iter().take(6) {
-                    if !p.text.starts_with('-') && p.text != "{}" {
+                    if !p.text.starts_with('-') && p.text != "{}" && p.text.contains(['.', '/']) {
                         sink.anywhere(p.text.trim_start_matches("./"));
                     }
                 }

@@ -345,3 +345,80 @@ fn round_29s_legitimate_flows_name_only_what_they_run() {
     ));
     assert!(!r.names("scripts/release.py"), ".npmrc workspaces-update");
 }
+
+/// Red team round 30 (against round 29's reading of pytest's keys): a
+/// path in `addopts` (30pao), `-o python_files=...` there (30poi),
+/// `pythonpath` (30ppp), a TOML multi-line string (30pml), a quoted or a
+/// dotted TOML key (30pqk, 30pdk), and `import_module("tools." + n)`
+/// (30pil): each names the file the agent edited. Beside them, a name
+/// after `-execdir` that is an option's value names nothing (30li).
+#[test]
+fn v12_names_what_round_30_found() {
+    let pytest = tasks("python3 -m pytest -q");
+    let check = |at: &'static str| (at, "def test_api():\n    assert True\n");
+    for (config, text, edited) in [
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests\npython_files = test_*.py check_*.py\naddopts = -q checks\n",
+            "checks/check_api.py",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\naddopts = -o python_files=check_*.py\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\n\"python_files\" = [\"check_*.py\"]\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool]\npytest.ini_options.python_files = [\"check_*.py\"]\n",
+            "tests/check_api.py",
+        ),
+    ] {
+        let r = named(&with_task(&pytest, &[(config, text), check(edited)]));
+        assert!(r.names(edited), "{text}");
+    }
+    let x = ("lib/x.py", "def f():\n    return 1\n");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            (
+                "pyproject.toml",
+                "[tool.pytest.ini_options]\naddopts = \"\"\"\n--doctest-modules\n\"\"\"\n",
+            ),
+            x,
+        ],
+    ));
+    assert!(r.names("lib/x.py"), "a multi-line string");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            ("pytest.ini", "[pytest]\npythonpath = lib\n"),
+            ("lib/helper.py", "def h():\n    return 1\n"),
+            (
+                "tests/test_h.py",
+                "import helper\ndef test_h():\n    assert helper.h() == 1\n",
+            ),
+        ],
+    ));
+    assert!(r.names("lib/helper.py"), "pythonpath");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            (
+                "conftest.py",
+                "import importlib\nfor n in [\"plug\"]:\n    importlib.import_module(\"tools.\" + n)\n",
+            ),
+            ("tools/plug.py", "X = 1\n"),
+        ],
+    ));
+    assert!(r.names("tools/plug.py"), "import_module(\"tools.\" + n)");
+    let r = named(&with_task(
+        &tasks("find hooks -name '*.sh' -execdir shellcheck --severity style {} +"),
+        &[("hooks/a.sh", "echo a\n"), ("docs/style", "text\n")],
+    ));
+    assert!(!r.names("docs/style"), "an option's value after -execdir");
+}
