@@ -517,7 +517,8 @@ impl Repo {
         self.listed(&asks, limit)
     }
 
-    /// Each (rev, directory, what is kept) listed.
+    /// Each (rev, directory, what is kept) listed; the asks of one
+    /// directory of one tree (a discovery's several patterns) in one walk.
     fn listed(
         &self,
         asks: &[(&str, &str, Keep<'_>)],
@@ -525,41 +526,61 @@ impl Repo {
     ) -> Result<Vec<Listed>, GitError> {
         let dirs: Vec<(&str, &str)> = asks.iter().map(|(rev, dir, _)| (*rev, *dir)).collect();
         let (roots, mut seen) = self.lookup_trees(&dirs)?;
-        let mut out = Vec::with_capacity(asks.len());
-        for ((_, path, keep), root) in asks.iter().zip(roots) {
-            let Some(root) = root else {
-                out.push(Listed::NotADirectory);
+        let mut out: Vec<Option<Listed>> = vec![None; asks.len()];
+        for (i, ((rev, path, keep), root)) in asks.iter().zip(&roots).enumerate() {
+            if out[i].is_some() {
                 continue;
+            }
+            let group: Vec<usize> = (i..asks.len())
+                .filter(|&j| {
+                    let (r, p, k) = &asks[j];
+                    r == rev && p == path && k.below == keep.below && out[j].is_none()
+                })
+                .collect();
+            let found = match root {
+                Some(root) => self.walk_to(root, path, true, &mut seen)?,
+                None => None,
             };
-            let Some(Found::Dir(id, walked)) = self.walk_to(&root, path, true, &mut seen)? else {
-                out.push(Listed::NotADirectory);
-                continue;
+            let answers = match found {
+                Some(Found::Dir(id, walked)) => {
+                    let by: Vec<Option<&Matching>> = group.iter().map(|&j| asks[j].2.by).collect();
+                    self.files_below(&mut seen, (id, walked), path, keep.below, &by, limit)?
+                }
+                _ => vec![Listed::NotADirectory; group.len()],
             };
-            out.push(self.files_below(&mut seen, (id, walked), path, keep, limit)?);
+            for (j, answer) in group.into_iter().zip(answers) {
+                out[j] = Some(answer);
+            }
         }
-        Ok(out)
+        Ok(out
+            .into_iter()
+            .map(|o| o.unwrap_or(Listed::Unknown))
+            .collect())
     }
 
     /// The files below the tree `at` (id, path walked), named from
-    /// `shown`, that `keep` takes, read a level at a time;
-    /// [`Listed::Unknown`] past `limit` files taken, past
-    /// [`Listed::MAX_TREES`] directories read, or at a name that is not
+    /// `shown` (with `below`, its subdirectories' too), read a level at a
+    /// time, for each of `by`: those it matches (every file for `None`);
+    /// [`Listed::Unknown`] past `limit` files taken, and for all past
+    /// [`Listed::MAX_TREES`] directories read or at a name that is not
     /// UTF-8.
     fn files_below(
         &self,
         seen: &mut Checked,
         at: (String, String),
         shown: &str,
-        keep: &Keep<'_>,
+        below_too: bool,
+        by: &[Option<&Matching>],
         limit: usize,
-    ) -> Result<Listed, GitError> {
-        let mut files = Vec::new();
+    ) -> Result<Vec<Listed>, GitError> {
+        let unknown = || vec![Listed::Unknown; by.len()];
+        let mut files: Vec<Option<Vec<String>>> = vec![Some(Vec::new()); by.len()];
         let mut level = vec![(at, shown.trim_end_matches('/').to_string())];
         let mut trees = 0usize;
         while !level.is_empty() {
             trees += level.len();
             if trees > Listed::MAX_TREES {
-                return Ok(Listed::Unknown);
+                return Ok(unknown());
             }
             let want: Vec<(&str, &str)> = level
                 .iter()
@@ -572,27 +593,44 @@ impl Repo {
                 let list = entries(bytes, id.len() / 2).unwrap_or_default();
                 for e in &list {
                     let Ok(entry) = std::str::from_utf8(e.name) else {
-                        return Ok(Listed::Unknown);
+                        return Ok(unknown());
                     };
                     let named = below(name, entry);
                     match e.mode & 0o170000 {
-                        0o100000 | 0o120000 if keep.by.is_none_or(|m| m.keeps(&named)) => {
-                            files.push(named);
+                        0o100000 | 0o120000 => {
+                            for (kept, m) in files.iter_mut().zip(by) {
+                                if let Some(list) = kept
+                                    && m.is_none_or(|m| m.keeps(&named))
+                                {
+                                    list.push(named.clone());
+                                    if list.len() > limit {
+                                        *kept = None;
+                                    }
+                                }
+                            }
                         }
-                        DIR_MODE if keep.below => {
+                        DIR_MODE if below_too => {
                             next.push(((hex(e.id), below(walked, entry)), named));
                         }
                         _ => {}
                     }
-                    if files.len() > limit {
-                        return Ok(Listed::Unknown);
-                    }
+                }
+                if files.iter().all(Option::is_none) {
+                    return Ok(unknown());
                 }
             }
             level = next;
         }
-        files.sort();
-        Ok(Listed::Files(files))
+        Ok(files
+            .into_iter()
+            .map(|kept| match kept {
+                Some(mut list) => {
+                    list.sort();
+                    Listed::Files(list)
+                }
+                None => Listed::Unknown,
+            })
+            .collect())
     }
 
     /// [`Repo::read_paths`] as a checkout shows each path: symbolic links

@@ -240,6 +240,20 @@ fn a_listing_by_name_counts_its_matches() {
     assert_eq!(list("", "*_check.sh", 1), Listed::Unknown);
     assert_eq!(list("", "*.rs", 1), files(&[]));
     assert_eq!(list("nowhere", "*.sh", 1), Listed::NotADirectory);
+    // Several listings of one directory, walked once, each answered as
+    // if alone: one past the limit leaves the other whole.
+    let checks = Matching::new("", "*_check.sh").unwrap();
+    let pages = Matching::new("", "*.md").unwrap();
+    let both = repo
+        .list_matching(&[("HEAD", &checks), ("HEAD", &pages)], 2)
+        .unwrap();
+    assert_eq!(
+        both,
+        [
+            files(&["tests/deep/cli_check.sh", "tools/lint_check.sh"]),
+            Listed::Unknown
+        ]
+    );
 }
 
 /// A listing reads at most [`Listed::MAX_TREES`] directories of a
