@@ -161,5 +161,11 @@ put("risk_follow", [
     follow(0, 2, "find . -name '*.sh' -exec sh {} \\;", "", "python3 lib/x.py\n"),
     follow(0, 3, "python3 -m unittest discover -p 'mod*.py'", "", "", "", "", "", "from lib import x\n"),
     follow(0, 2, "npm test --workspaces", "", "", "", "", "", "", "", '{"scripts":{"test":"sh tools/a.mk"}}', "python3 lib/x.py\n"),
+    # pytest's configuration read for its keys, npm's .npmrc, a test and its package.
+    follow(0, 3, "python3 -m pytest -q", "", "", "", "", "", "", "", "", "",
+           "[pytest]\ntestpaths = tests\naddopts = -p pkg.mod --doctest-modules\npython_files = test_*.py\n",
+           "", "from lib import x\n", "import pkg\n"),
+    follow(0, 2, "npm run build", "", "", "", "", "", "", "", '{"scripts":{"build":"sh tools/a.mk"}}',
+           "python3 lib/x.py\n", "", "workspaces=true\n"),
 ])
 print("seeds written to", OUT)

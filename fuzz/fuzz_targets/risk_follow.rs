@@ -30,6 +30,12 @@ const FILES: &[&str] = &[
     "Makefile",
     "package.json",
     "tools/a.mk",
+    // The listings by name (D-R175): pytest's configuration, npm's, a
+    // test a discovery finds and the package it is imported as.
+    "pytest.ini",
+    ".npmrc",
+    "tests/test_a.py",
+    "tests/__init__.py",
 ];
 
 const CHANGED: &[&str] = &[

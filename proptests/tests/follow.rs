@@ -121,6 +121,24 @@ const WORDS: &[&str] = &[
     "-\n",
     "@",
     "\t",
+    // The listings by name (D-R175) and what rounds 28 to 30 found.
+    "pytest",
+    "unittest",
+    "discover",
+    "-p",
+    "'*_check.py'",
+    "--doctest-modules",
+    "--workspaces",
+    "--workspace=tools",
+    "-execdir",
+    ",",
+    "python_files",
+    "testpaths",
+    "addopts",
+    "pythonpath",
+    "workspaces=true",
+    "\"\"\"",
+    "import_module(\"pkg.\"",
 ];
 
 /// Paths a generated tree holds files at (besides the configuration).
@@ -137,6 +155,11 @@ const FILES: &[&str] = &[
     "tools/a.mk",
     "tools/x/run.sh",
     "tools/bin/go",
+    "pytest.ini",
+    ".npmrc",
+    "tests/test_a.py",
+    "tests/__init__.py",
+    "package.json",
 ];
 
 /// Paths a change may touch.
@@ -147,6 +170,7 @@ const CHANGED: &[&str] = &[
     "pkg/mod.py",
     "src/main.rs",
     "docs/guide.md",
+    "tests/__init__.py",
 ];
 
 /// The auto-run configurations a tree may hold, each as its tool reads
