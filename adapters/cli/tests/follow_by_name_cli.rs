@@ -110,9 +110,7 @@ fn listings_by_name_leave_other_edits_medium() {
         "python3 -m unittest discover -s tests",
         "npm test --workspaces",
     ] {
-        let tasks = format!(
-            r#"{{"version":"2.0.0","tasks":[{{"label":"t","type":"shell","command":"{command}","runOptions":{{"runOn":"folderOpen"}}}}]}}"#
-        );
+        let tasks = folder_open_task(command);
         edits_the_configuration_does_not_run_stay_medium(
             &with(
                 &[
@@ -321,11 +319,7 @@ fn what_round_29_found_needs_the_maintainer() {
 /// (29lg): an edit outside what runs is medium and lands.
 #[test]
 fn round_29s_legitimate_flows_stay_medium_and_land() {
-    let tasks = |command: &str| {
-        format!(
-            r#"{{"version":"2.0.0","tasks":[{{"label":"t","type":"shell","command":"{command}","runOptions":{{"runOn":"folderOpen"}}}}]}}"#
-        )
-    };
+    let tasks = folder_open_task;
     let pytest = tasks("python3 -m pytest -q");
     for (config, text, edited) in [
         (
@@ -461,11 +455,7 @@ fn what_round_30_found_needs_the_maintainer() {
 /// `pythonpath` name nothing outside what runs: medium, and it lands.
 #[test]
 fn round_30s_legitimate_flows_stay_medium_and_land() {
-    let tasks = |command: &str| {
-        format!(
-            r#"{{"version":"2.0.0","tasks":[{{"label":"t","type":"shell","command":"{command}","runOptions":{{"runOn":"folderOpen"}}}}]}}"#
-        )
-    };
+    let tasks = folder_open_task;
     edits_the_configuration_does_not_run_stay_medium(
         &[
             (
@@ -502,6 +492,35 @@ fn round_30s_legitimate_flows_stay_medium_and_land() {
                 ("docs/conf.py", "project = 'w'\n"),
             ],
             &["scripts/release.py", "docs/conf.py"],
+        );
+    }
+}
+
+/// Red team round 31's 31lb and 31lc (made by round 30's reading of the
+/// paths `addopts` gives): a quoted option value and an option's value
+/// written apart are no paths to collect; an edit there is medium and
+/// lands.
+#[test]
+fn addopts_values_stay_medium_and_land() {
+    let pytest = folder_open_task("python3 -m pytest -q");
+    for (config, edited) in [
+        (
+            "[pytest]\naddopts = -ra -m \"not e2e\"\n",
+            "e2e/login.spec.js",
+        ),
+        (
+            "[pytest]\naddopts = --ignore docs --ignore scripts\n",
+            "docs/conf.py",
+        ),
+    ] {
+        edits_the_configuration_does_not_run_stay_medium(
+            &[
+                (".vscode/tasks.json", &pytest),
+                ("pytest.ini", config),
+                ("tests/test_ok.py", "def test_ok():\n    assert True\n"),
+                (edited, "x\n"),
+            ],
+            &[edited],
         );
     }
 }

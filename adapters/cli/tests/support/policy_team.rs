@@ -208,13 +208,18 @@ pub fn an_edit_the_task_runs_needs_the_maintainer(
     files: &[(&str, &str)],
     edited: &str,
 ) {
-    let tasks = format!(
-        r#"{{"version":"2.0.0","tasks":[{{"label":"b","type":"shell","command":"{}","runOptions":{{"runOn":"folderOpen"}}}}]}}"#,
-        command.replace('"', "\\\"")
-    );
+    let tasks = folder_open_task(&command.replace('"', "\\\""));
     let mut all = vec![(".vscode/tasks.json", tasks.as_str())];
     all.extend_from_slice(files);
     an_edit_the_configuration_runs_needs_the_maintainer(&all, edited);
+}
+
+/// `.vscode/tasks.json` with one folder-open task running `command` (as
+/// written into the JSON string: quotes escaped by the caller).
+pub fn folder_open_task(command: &str) -> String {
+    format!(
+        r#"{{"version":"2.0.0","tasks":[{{"label":"b","type":"shell","command":"{command}","runOptions":{{"runOn":"folderOpen"}}}}]}}"#
+    )
 }
 
 /// A maintainer approves `files` (an auto-run configuration and what it

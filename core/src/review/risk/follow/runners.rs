@@ -39,8 +39,42 @@ pub(super) struct PytestConfig {
     pub(super) pythonpath: Vec<String>,
 }
 
-/// `addopts`' options whose value is the next word (not a path).
-const VALUED: &[&str] = &["-p", "-o", "-k", "-m", "-c", "-W", "--override-ini"];
+/// `addopts`' options whose value is the next word (not a path to
+/// collect: red team round 31's 31lc).
+const VALUED: &[&str] = &[
+    "-p",
+    "-o",
+    "-k",
+    "-m",
+    "-c",
+    "-W",
+    "-n",
+    "--override-ini",
+    "--ignore",
+    "--ignore-glob",
+    "--deselect",
+    "--rootdir",
+    "--confcutdir",
+    "--basetemp",
+    "--junitxml",
+    "--junit-xml",
+    "--cov",
+    "--cov-report",
+    "--cov-config",
+    "--tb",
+    "--durations",
+    "--maxfail",
+    "--capture",
+    "--color",
+    "--import-mode",
+    "--log-level",
+    "--log-file",
+    "--log-cli-level",
+    "--doctest-glob",
+    "--dist",
+    "--reruns",
+    "--timeout",
+];
 
 impl PytestConfig {
     /// The keys of the configuration `text`: a key at a line's start
@@ -69,11 +103,8 @@ impl PytestConfig {
             array = (array || value.contains('[')) && !value.contains(']');
             string ^= value.matches("\"\"\"").count() % 2 == 1;
             string ^= value.matches("'''").count() % 2 == 1;
-            let words: Vec<&str> = value
-                .split([' ', '\t', ','])
-                .map(|v| v.trim_matches(['[', ']', '"', '\'']))
-                .filter(|v| !v.is_empty())
-                .collect();
+            let words = shell_words(value);
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
             out.set(&key, &words);
         }
         out
@@ -122,6 +153,32 @@ impl PytestConfig {
             }
         }
     }
+}
+
+/// The words of a value as a shell and a TOML array both split them: at
+/// blanks, commas and brackets outside quotes, the quotes taken off
+/// (`-m "not e2e"` is two words: red team round 31's 31lb).
+fn shell_words(value: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    for c in value.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '"' | '\'') => quote = Some(c),
+            (None, ' ' | '\t' | ',' | '[' | ']') => {
+                if !word.is_empty() {
+                    out.push(std::mem::take(&mut word));
+                }
+            }
+            (None, c) => word.push(c),
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
 }
 
 /// A key as written, without quotes and a dotted TOML prefix

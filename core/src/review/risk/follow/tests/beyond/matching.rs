@@ -422,3 +422,41 @@ fn v12_names_what_round_30_found() {
     ));
     assert!(!r.names("docs/style"), "an option's value after -execdir");
 }
+
+/// Red team round 31's false positives made by round 30's reading of
+/// `addopts`' paths: a quoted option value (`-m "not e2e"`, 31lb) and an
+/// option whose value is written apart (`--ignore docs`, 31lc) are no
+/// paths to collect.
+#[test]
+fn addopts_values_are_no_paths() {
+    let pytest = tasks("python3 -m pytest -q");
+    for (text, edited) in [
+        (
+            "[pytest]\naddopts = -ra -m \"not e2e\"\n",
+            "e2e/login.spec.js",
+        ),
+        (
+            "[pytest]\naddopts = --ignore docs --ignore scripts\n",
+            "docs/conf.py",
+        ),
+        (
+            "[tool.pytest.ini_options]\naddopts = [\"-m\", \"not e2e\", \"--tb\", \"short\"]\n",
+            "e2e/login.spec.js",
+        ),
+    ] {
+        let config = if text.starts_with("[tool") {
+            "pyproject.toml"
+        } else {
+            "pytest.ini"
+        };
+        let r = named(&with_task(
+            &pytest,
+            &[
+                (config, text),
+                ("tests/test_ok.py", "def test_ok():\n    assert True\n"),
+                (edited, "x\n"),
+            ],
+        ));
+        assert!(!r.names(edited), "{text}");
+    }
+}
