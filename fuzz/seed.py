@@ -150,6 +150,19 @@ put("risk_content", [
 # rounds' shapes: a listing, a find, an xargs, a variable, an import).
 def follow(kind, change, command, *texts):
     return bytes([kind, change, 0]) + command.encode() + b"".join(b"\xff" + t.encode() for t in texts)
+# risk_follow's FILES, in the target's order.
+FOLLOW_FILES = ["tools/run", "tools/a.sh", "tools/hooks/h1", "lib/x.py", "pkg/__init__.py",
+                "pkg/mod.py", "Makefile", "package.json", "tools/a.mk", "pytest.ini", ".npmrc",
+                "tests/test_a.py", "tests/__init__.py", "pyproject.toml", "tests/check_a.py",
+                "lib/a.test.js"]
+
+
+def placed(kind, change, command, texts):
+    """follow() with each text at its path among FOLLOW_FILES (empty before it)."""
+    last = max(FOLLOW_FILES.index(p) for p in texts)
+    return follow(kind, change, command, *(texts.get(p, "") for p in FOLLOW_FILES[:last + 1]))
+
+
 put("risk_follow", [
     follow(0, 1, "run-parts tools/hooks", "", "", "python3 lib/x.py\n"),
     follow(0, 0, "bash tools/run", 'D=tools; for f in "$D"/*.sh; do sh "$f"; done\n', "echo a\n"),
@@ -167,5 +180,18 @@ put("risk_follow", [
            "", "from lib import x\n", "import pkg\n"),
     follow(0, 2, "npm run build", "", "", "", "", "", "", "", '{"scripts":{"build":"sh tools/a.mk"}}',
            "python3 lib/x.py\n", "", "workspaces=true\n"),
+    # pytest's configuration parsed as pytest parses it (D-R176): TOML
+    # with escapes and an inline table, INI with ` #` in a value, testpaths
+    # that hold no test, options on the command line and in the
+    # environment; node's test runner.
+    placed(0, 1, "python3 -m pytest -q", {
+        "pyproject.toml": '[tool]\npytest = { ini_options = { "python\\u005ffiles" = ["check_*.py"] } }\n',
+        "tests/check_a.py": "import lib.x\n"}),
+    placed(0, 1, "python3 -m pytest -q", {
+        "pytest.ini": "[pytest]\ntestpaths = testing\npython_files = test_*.py #1 check_*.py\n",
+        "tests/check_a.py": "import lib.x\n"}),
+    placed(0, 1, "PYTEST_ADDOPTS='--rootdir=tests -p pkg.mod' python3 -m pytest -o python_files=check_*.py", {
+        "tests/check_a.py": "import lib.x\n"}),
+    placed(0, 1, "node --test", {"lib/a.test.js": "require('./x.py')\n"}),
 ])
 print("seeds written to", OUT)

@@ -290,9 +290,16 @@ const REVIEWED: &[&str] = &[
     "thiserror",
     "thiserror-impl",
     "tinyvec",
+    // TOML's parser (D-R176), read: no `std::fs`, `std::env`, clocks,
+    // threads or randomness; winnow's only `std::env` is its `debug`
+    // feature's, which nothing turns on.
+    "toml_datetime",
+    "toml_edit",
+    "toml_parser",
     "typenum",
     "unicode-ident",
     "unicode-normalization",
+    "winnow",
     "zmij",
 ];
 

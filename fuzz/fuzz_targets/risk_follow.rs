@@ -36,6 +36,11 @@ const FILES: &[&str] = &[
     ".npmrc",
     "tests/test_a.py",
     "tests/__init__.py",
+    // pytest's configuration parsed as TOML (D-R176), a test only a
+    // configured pattern finds, and one node's test runner finds.
+    "pyproject.toml",
+    "tests/check_a.py",
+    "lib/a.test.js",
 ];
 
 const CHANGED: &[&str] = &[

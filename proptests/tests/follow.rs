@@ -139,6 +139,24 @@ const WORDS: &[&str] = &[
     "workspaces=true",
     "\"\"\"",
     "import_module(\"pkg.\"",
+    // Round 31: pytest's configuration as TOML and INI, its options from
+    // the command line and the environment, node's test runner.
+    "[tool.pytest.ini_options]",
+    "[pytest]",
+    "python\\u005ffiles",
+    "{",
+    "}",
+    "[\"check_*.py\"]",
+    "python_files=check_*.py",
+    "--override-ini",
+    "PYTEST_ADDOPTS=--rootdir=tests",
+    "PYTEST_PLUGINS=pkg.mod",
+    "--pyargs",
+    "pkg",
+    "testing",
+    "-c",
+    "node",
+    "--test",
 ];
 
 /// Paths a generated tree holds files at (besides the configuration).
@@ -160,6 +178,10 @@ const FILES: &[&str] = &[
     "tests/test_a.py",
     "tests/__init__.py",
     "package.json",
+    "pyproject.toml",
+    "tests/check_a.py",
+    "lib/a.test.js",
+    "test/helper.js",
 ];
 
 /// Paths a change may touch.

@@ -524,3 +524,196 @@ fn addopts_values_stay_medium_and_land() {
         );
     }
 }
+
+/// A test module.
+const CHECK: &str = "def test_api():\n    assert True\n";
+
+/// Red team round 31's 31pti, 31pue, 31puk, 31pit, 31phs, 31phi, 31pbs:
+/// TOML and INI that round 30's reading did not parse as pytest's
+/// parsers do (an indented key, escapes, an inline table, ` #` in a
+/// string and in an INI value, a line-ending backslash).
+#[test]
+fn what_pytests_parsers_read_needs_the_maintainer() {
+    let pytest = "python3 -m pytest -q";
+    for (config, text) in [
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\n  python_files = [\"check_*.py\"]\n",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\npython_files = [\"check\\u005f*.py\"]\n",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\n\"python\\u005ffiles\" = [\"check_*.py\"]\n",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest]\nini_options = { python_files = [\"check_*.py\"] }\n",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\npython_files = [\"test_*.py #1\", \"check_*.py\"]\n",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\npython_files = test_*.py #1 check_*.py\n",
+        ),
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(
+            pytest,
+            &[(config, text), ("tests/check_api.py", CHECK)],
+            "tests/check_api.py",
+        );
+    }
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            (
+                "pyproject.toml",
+                "[tool.pytest.ini_options]\naddopts = \"\"\"--doctest-\\\nmodules\"\"\"\n",
+            ),
+            ("lib/x.py", "def f():\n    return 1\n"),
+        ],
+        "lib/x.py",
+    );
+}
+
+/// 31pta, 31pra, 31pya: pytest collects where it runs, with the
+/// configuration's patterns, when no `testpaths` entry exists or
+/// `PYTEST_ADDOPTS` moves its root directory; under `--pyargs` a
+/// `testpaths` entry is a module.
+#[test]
+fn where_pytest_starts_without_testpaths_needs_the_maintainer() {
+    let pytest = "python3 -m pytest -q";
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = testing\npython_files = check_*.py\n",
+            ),
+            ("checks/check_api.py", CHECK),
+        ],
+        "checks/check_api.py",
+    );
+    let env = r#"{"version":"2.0.0","tasks":[{"label":"b","type":"shell","command":"python3 -m pytest -q","options":{"env":{"PYTEST_ADDOPTS":"--rootdir=tests"}},"runOptions":{"runOn":"folderOpen"}}]}"#;
+    an_edit_the_configuration_runs_needs_the_maintainer(
+        &[
+            (".vscode/tasks.json", env),
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = tests\npython_files = test_*.py check_*.py\n",
+            ),
+            ("tests/test_ok.py", CHECK),
+            ("checks/check_api.py", CHECK),
+        ],
+        "checks/check_api.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\naddopts = --pyargs\ntestpaths = w.checks\npython_files = check_*.py\n",
+            ),
+            ("w/__init__.py", ""),
+            ("w/checks/__init__.py", ""),
+            ("w/checks/check_api.py", CHECK),
+        ],
+        "w/checks/check_api.py",
+    );
+}
+
+/// Found on the way: `-o python_files=...` on pytest's command line named
+/// the tests it discovers by their glob only, and a path given there was
+/// collected with the configuration's patterns unread: what those tests
+/// import was not named.
+#[test]
+fn what_pytests_command_line_discovers_needs_the_maintainer() {
+    let helper = [("tools/__init__.py", ""), ("tools/helper.py", "X = 1\n")];
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q -o python_files=check_*.py",
+        &[
+            ("tests/check_api.py", "import tools.helper\n"),
+            helper[0],
+            helper[1],
+        ],
+        "tools/helper.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q checks",
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = tests\npython_files = check_*.py\n",
+            ),
+            ("tests/check_ok.py", CHECK),
+            ("checks/check_api.py", "import tools.helper\n"),
+            helper[0],
+            helper[1],
+        ],
+        "tools/helper.py",
+    );
+}
+
+/// 31ntt, 31ntd, 31ntn: node's own test runner, run by the task or by an
+/// npm script, imports its default patterns and a `test` directory's
+/// files.
+#[test]
+fn what_nodes_test_runner_finds_needs_the_maintainer() {
+    let pkg = (
+        "package.json",
+        "{\"name\":\"w\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"node --test\"}}\n",
+    );
+    for (command, edited) in [
+        ("node --test", "lib/a.test.js"),
+        ("node --test", "test/helper.js"),
+        ("npm test", "lib/a.test.js"),
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(
+            command,
+            &[pkg, (edited, "require('fs')\n")],
+            edited,
+        );
+    }
+}
+
+/// Beside round 31's fixes (31la, 31lf, and round 29's 29ld in TOML): a
+/// configuration with comments and other tools' tables whose `testpaths`
+/// exist, the root on `sys.path`, and `node --test` given a directory
+/// name no file outside what runs: medium, and it lands.
+#[test]
+fn round_31s_legitimate_flows_stay_medium_and_land() {
+    let pytest = folder_open_task("python3 -m pytest -q");
+    for config in [
+        (
+            "pyproject.toml",
+            "[project]\nname = \"w\" # the name\nversion = \"1\"\n\n[tool.pytest.ini_options]\n# where the tests are\ntestpaths = [\"tests\"] # here\npython_files = [\n  \"test_*.py\", # ours\n  \"check_*.py\",\n]\n\n[tool.ruff.lint]\nselect = [\"E\", \"F\"]\n",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\npythonpath = .\ntestpaths = tests\n",
+        ),
+    ] {
+        edits_the_configuration_does_not_run_stay_medium(
+            &[
+                (".vscode/tasks.json", &pytest),
+                config,
+                ("tests/test_ok.py", CHECK),
+                ("tools/check_format.py", "print(1)\n"),
+                ("scripts/release.py", "print(1)\n"),
+            ],
+            &["tools/check_format.py", "scripts/release.py"],
+        );
+    }
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (".vscode/tasks.json", &folder_open_task("node --test test/")),
+            ("test/a.test.js", "require('node:test')\n"),
+            ("scripts/release.js", "console.log(1)\n"),
+        ],
+        &["scripts/release.js"],
+    );
+}

@@ -31,6 +31,7 @@ use super::refs::{self, References};
 use crate::review::snapshot::CandidateContent;
 
 mod find;
+mod pytest_keys;
 mod runners;
 mod sink;
 mod structural;
@@ -298,6 +299,7 @@ pub(super) fn follow_all(
     // The files read for a tool's own keys only (pytest's
     // configuration: red team round 29), and those of them to read now.
     let mut keyed: BTreeSet<String> = BTreeSet::new();
+    let mut moved: BTreeSet<String> = BTreeSet::new();
     let mut keyed_level: Vec<&RunConfig> = Vec::new();
     let done = |out: References,
                 next: BTreeSet<String>,
@@ -343,6 +345,9 @@ pub(super) fn follow_all(
     } else {
         Vars::default()
     };
+    // Whether a file followed may move pytest's root directory (red team
+    // round 31's 31pra).
+    let pytest_moved = v12 && runners::pytest_may_move(configs);
     let mut modules_read = 0usize;
     let mut step = 0u8;
     loop {
@@ -364,11 +369,14 @@ pub(super) fn follow_all(
                 below: false,
                 vars: &vars,
                 keyed: &mut keyed,
+                moved: &mut moved,
+                configs,
             };
             // Read for a tool's keys (and, when asked for its words too,
             // those as well).
             if as_keys {
-                runners::read_pytest_config(path, &text, &bases, &mut sink);
+                let moved = pytest_moved || sink.moved.contains(path);
+                runners::read_pytest_config(path, &text, &bases, moved, &mut sink);
             }
             if keys_only {
                 continue;
@@ -711,6 +719,9 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
     let v12 = sink.v12;
     if v12 {
         tables::walk_listed(pieces, &lower, &dirs, sink);
+        for word in &words.pytest_env {
+            runners::pytest_environment(word, &dirs, sink);
+        }
     }
     // What a word names from `dirs` depends on the word and on how it is
     // read alone: a word met again so adds nothing new (a script repeats

@@ -3,9 +3,15 @@
 //! for pytest's own keys, a discovery's patterns, the package a
 //! discovered test is imported as, and npm's workspaces.
 
-use super::words::Vars;
-use super::{EVERY_WORKSPACE, Sink, base_name, joined, module_files};
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
+
+use super::pytest_keys::{Given, PytestConfig, shell_words};
+use super::words::{Piece, Vars};
+use super::{EVERY_WORKSPACE, RunConfig, Sink, joined, module_files};
 use crate::review::risk::refs;
+use crate::review::snapshot::CandidateContent;
 
 /// The files pytest reads its configuration from (pytest 9 reads
 /// `pytest.toml` first: red team round 29's 29pt).
@@ -19,210 +25,64 @@ pub(super) const PYTEST_CONFIGS: &[&str] = &[
     "tox.ini",
 ];
 
-/// What pytest's configuration says of what it imports (its own keys,
-/// wherever they are: `[pytest]`, `[tool:pytest]`,
-/// `[tool.pytest.ini_options]`, `[tool.pytest]`, a dotted or quoted
-/// TOML key).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub(super) struct PytestConfig {
-    /// `python_files`: the discovery's patterns.
-    pub(super) patterns: Vec<String>,
-    /// `testpaths`, and the paths `addopts` gives (which pytest puts
-    /// before the command's own: red team round 30's 30pao): where the
-    /// discovery starts, from the file's directory.
-    pub(super) testpaths: Vec<String>,
-    /// `addopts` holds `--doctest-modules`: every module is imported.
-    pub(super) doctest_modules: bool,
-    /// `addopts`' `-p MODULE`: plugins imported.
-    pub(super) plugins: Vec<String>,
-    /// `pythonpath`: directories put on `sys.path` (round 30's 30ppp).
-    pub(super) pythonpath: Vec<String>,
-}
-
-/// `addopts`' options whose value is the next word (not a path to
-/// collect: red team round 31's 31lc).
-const VALUED: &[&str] = &[
-    "-p",
-    "-o",
-    "-k",
-    "-m",
-    "-c",
-    "-W",
-    "-n",
-    "--override-ini",
-    "--ignore",
-    "--ignore-glob",
-    "--deselect",
-    "--rootdir",
-    "--confcutdir",
-    "--basetemp",
-    "--junitxml",
-    "--junit-xml",
-    "--cov",
-    "--cov-report",
-    "--cov-config",
-    "--tb",
-    "--durations",
-    "--maxfail",
-    "--capture",
-    "--color",
-    "--import-mode",
-    "--log-level",
-    "--log-file",
-    "--log-cli-level",
-    "--doctest-glob",
-    "--dist",
-    "--reruns",
-    "--timeout",
-];
-
-impl PytestConfig {
-    /// The keys of the configuration `text`: a key at a line's start
-    /// (quotes and a dotted TOML prefix taken off), `=` or `:`, and its
-    /// value, continued on indented lines, inside a TOML array left open
-    /// or a multi-line string (round 28's 28pa, 28pa4; round 29's 29pdt;
-    /// round 30's 30pml, 30pqk, 30pdk).
-    pub(super) fn of(text: &str) -> Self {
-        let mut out = PytestConfig::default();
-        let mut key = String::new();
-        let mut array = false;
-        let mut string = false;
-        for line in refs::code_lines(text) {
-            let continued = array || string || line.starts_with([' ', '\t']);
-            let value = match line.trim_start().split_once(['=', ':']) {
-                Some((k, v)) if !continued && is_key(key_of(k)) => {
-                    key = key_of(k).to_string();
-                    v
-                }
-                _ if continued => line,
-                _ => {
-                    key.clear();
-                    continue;
-                }
-            };
-            array = (array || value.contains('[')) && !value.contains(']');
-            string ^= value.matches("\"\"\"").count() % 2 == 1;
-            string ^= value.matches("'''").count() % 2 == 1;
-            let words = shell_words(value);
-            let words: Vec<&str> = words.iter().map(String::as_str).collect();
-            out.set(&key, &words);
-        }
-        out
-    }
-
-    /// The words of key `key`'s value.
-    fn set(&mut self, key: &str, words: &[&str]) {
-        match key {
-            "python_files" => self.patterns.extend(
-                words
-                    .iter()
-                    .filter(|v| v.contains(['.', '*']) && !v.contains('/'))
-                    .map(|v| v.to_ascii_lowercase()),
-            ),
-            "testpaths" => self.testpaths.extend(words.iter().map(|w| w.to_string())),
-            "pythonpath" => self.pythonpath.extend(words.iter().map(|w| w.to_string())),
-            "addopts" => self.options(words),
-            _ => {}
-        }
-    }
-
-    /// `addopts`' words: `--doctest-modules`, `-p MODULE`, `-o KEY=VALUE`
-    /// (round 30's 30poi), and the paths it gives.
-    fn options(&mut self, words: &[&str]) {
-        for (k, w) in words.iter().enumerate() {
-            self.doctest_modules |= *w == "--doctest-modules";
-            let value = |option: &str| match w.strip_prefix(option) {
-                Some("") => words.get(k + 1).copied(),
-                Some(glued) => Some(glued.trim_start_matches('=')),
-                None => None,
-            };
-            if let Some(p) = value("-p").filter(|p| !p.contains(':')) {
-                self.plugins.push(p.to_string());
-            }
-            if let Some((key, v)) = ["--override-ini", "-o"]
-                .iter()
-                .find_map(|o| value(o))
-                .and_then(|kv| kv.split_once('='))
-                && key != "addopts"
-            {
-                self.set(key_of(key), &[v]);
-            }
-            let valued = k > 0 && VALUED.contains(&words[k - 1]);
-            if !w.starts_with('-') && !valued {
-                self.testpaths.push(w.to_string());
-            }
-        }
-    }
-}
-
-/// The words of a value as a shell and a TOML array both split them: at
-/// blanks, commas and brackets outside quotes, the quotes taken off
-/// (`-m "not e2e"` is two words: red team round 31's 31lb).
-fn shell_words(value: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut word = String::new();
-    let mut quote: Option<char> = None;
-    for c in value.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => word.push(c),
-            (None, '"' | '\'') => quote = Some(c),
-            (None, ' ' | '\t' | ',' | '[' | ']') => {
-                if !word.is_empty() {
-                    out.push(std::mem::take(&mut word));
-                }
-            }
-            (None, c) => word.push(c),
-        }
-    }
-    if !word.is_empty() {
-        out.push(word);
-    }
-    out
-}
-
-/// A key as written, without quotes and a dotted TOML prefix
-/// (`"python_files"`, `pytest.ini_options.python_files`).
-fn key_of(k: &str) -> &str {
-    let k = k.trim().trim_matches(['"', '\'']);
-    k.rsplit('.').next().unwrap_or(k).trim_matches(['"', '\''])
-}
-
-/// Whether `k` is one of pytest's keys this reading takes.
-fn is_key(k: &str) -> bool {
-    matches!(k, "python_files" | "testpaths" | "addopts" | "pythonpath")
-}
-
 /// pytest's configuration at `path` (read because pytest runs, from its
-/// directory's `bases`): what it discovers is listed by name below its
-/// `testpaths` (else below `bases`), every module under
+/// directory's `bases`; `moved`: pytest may run elsewhere than its root
+/// directory): what it discovers is listed by name, every module under
 /// `--doctest-modules`, and a plugin's module is read in turn. Its other
 /// words (other tools' sections of `pyproject.toml`, `setup.cfg`,
-/// `tox.ini`) name nothing (red team round 29's 29la, 29lb, 29lc).
-pub(super) fn read_pytest_config(path: &str, text: &str, bases: &[String], sink: &mut Sink<'_>) {
-    if !PYTEST_CONFIGS.contains(&base_name(path)) {
+/// `tox.ini`) name nothing (red team round 29's 29la, 29lb, 29lc). A
+/// configuration that does not parse names every file.
+pub(super) fn read_pytest_config(
+    path: &str,
+    text: &str,
+    bases: &[String],
+    moved: bool,
+    sink: &mut Sink<'_>,
+) {
+    let Some(config) = PytestConfig::of(path, text) else {
+        sink.out.unread = true;
         return;
-    }
-    let config = PytestConfig::of(text);
-    let dirs: Vec<String> = if config.testpaths.is_empty() {
-        bases.to_vec()
-    } else {
-        config
-            .testpaths
-            .iter()
-            .flat_map(|t| joined(bases, t))
-            .collect()
     };
-    let patterns: Vec<&str> = config.patterns.iter().map(String::as_str).collect();
-    sink.matching(&dirs, &patterns);
-    if config.doctest_modules {
-        sink.matching(&dirs, &["*.py"]);
+    apply(&config, bases, moved, sink);
+}
+
+/// What `config` imports, from `bases`. The discovery's patterns are
+/// listed below its `testpaths`; pytest uses them only when it runs in
+/// its root directory and one of them exists, else it collects where it
+/// runs (`Config._decide_args`): so the patterns are also listed below
+/// `bases` when the root may be moved (`moved`), when no `testpaths` is
+/// set, or when the listings below them found no test (red team round
+/// 31's 31pta, 31pra). A dotted entry is also a module (`--pyargs`:
+/// 31pya).
+fn apply(config: &PytestConfig, bases: &[String], moved: bool, sink: &mut Sink<'_>) {
+    let mut testpaths: Vec<String> = Vec::new();
+    for t in &config.testpaths {
+        testpaths.extend(joined(bases, t));
+        if t.contains('.') && !t.contains('/') {
+            testpaths.extend(joined(bases, &t.replace('.', "/")));
+            let files = module_files(t);
+            let files: Vec<&str> = files.iter().map(String::as_str).collect();
+            sink.each(bases, &files, true);
+        }
+    }
+    let patterns = config.listed();
+    sink.matching(&testpaths, &patterns);
+    let found = testpaths
+        .iter()
+        .flat_map(|d| patterns.iter().filter_map(|p| refs::Matching::new(d, p)))
+        .map(|m| sink.found(&m))
+        .try_fold(false, |any, f| f.map(|f| any || f));
+    // Not yet listed (`None`): asked again once the listings are there.
+    if moved || testpaths.is_empty() || found == Some(false) {
+        sink.matching(bases, &patterns);
     }
     for plugin in &config.plugins {
         let files = module_files(plugin);
         let files: Vec<&str> = files.iter().map(String::as_str).collect();
         sink.each(bases, &files, true);
     }
+    let given: Vec<&str> = config.configs.iter().map(String::as_str).collect();
+    sink.keys(bases, &given, true);
     // A directory on `sys.path` (`pythonpath`) or given as a path to
     // collect: any module there may be imported, by any name (round 30's
     // 30ppp, 30pao).
@@ -233,6 +93,107 @@ pub(super) fn read_pytest_config(path: &str, text: &str, bases: &[String], sink:
         }
     }
     sink.below = false;
+}
+
+/// The most paths on pytest's command line listed with its
+/// configuration's patterns.
+const PYTEST_ARGS: usize = 16;
+
+/// The most words after `pytest` read as its options: where its command
+/// ends is not known, so an option of a later command may be taken as
+/// pytest's (which only names more).
+const PYTEST_WORDS: usize = 256;
+
+/// pytest run at piece `i` (`pieces` as written): the options on its
+/// command line are read as `addopts` is (`-o python_files=...`, `-p
+/// MODULE`, `-c FILE`), from `dirs`, and its configuration is read for
+/// its keys: the usual names, and a `-c FILE` (a `-c` may be a later
+/// command's: the usual names are read all the same).
+pub(super) fn pytest_command(pieces: &[Piece], i: usize, dirs: &[String], sink: &mut Sink<'_>) {
+    let words: Vec<String> = pieces[i + 1..pieces.len().min(i + 1 + PYTEST_WORDS)]
+        .iter()
+        .map(|p| p.text.clone())
+        .collect();
+    let mut config = PytestConfig::default();
+    config.options(&words, Given::Pieces);
+    apply(&config, dirs, false, sink);
+    sink.keys(dirs, PYTEST_CONFIGS, false);
+    // The paths it is given are collected with its configuration's
+    // patterns: those of the configurations the ports have read already
+    // (each reading starts again with all of them).
+    let mut args: Vec<String> = Vec::new();
+    for a in config.args.iter().take(PYTEST_ARGS) {
+        args.extend(joined(dirs, a));
+    }
+    if args.is_empty() {
+        return;
+    }
+    let mut listed: Vec<String> = Vec::new();
+    for d in dirs {
+        for name in PYTEST_CONFIGS {
+            let Some(path) = refs::normalise_cased(&format!("{d}/{name}")) else {
+                continue;
+            };
+            for text in sink.texts(&path) {
+                if let Some(c) = PytestConfig::of(&path, &text) {
+                    listed.extend(c.listed().into_iter().map(str::to_string));
+                }
+            }
+        }
+    }
+    let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
+    sink.matching(&args, &listed);
+}
+
+/// pytest's environment as a word of a file followed gives it
+/// (`PYTEST_ADDOPTS=...` in a task's `options.env` or a script, and
+/// `PYTEST_PLUGINS=a,b`): read as `addopts` is, from `dirs`, its paths
+/// left to the words that name them (red team round 31's 31pra).
+pub(super) fn pytest_environment(word: &str, dirs: &[String], sink: &mut Sink<'_>) {
+    let mut config = PytestConfig::default();
+    for (name, at) in word.match_indices("PYTEST_").filter_map(|(at, _)| {
+        let before = word[..at].chars().next_back();
+        let rest = &word[at..];
+        let name = ["PYTEST_ADDOPTS=", "PYTEST_PLUGINS="]
+            .into_iter()
+            .find(|n| rest.starts_with(n))?;
+        before
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+            .then_some((name, at + name.len()))
+    }) {
+        // The value as a shell gives it, then as pytest splits it.
+        let words: Vec<String> = shell_words(&word[at..])
+            .iter()
+            .flat_map(|w| shell_words(w))
+            .collect();
+        if name == "PYTEST_PLUGINS=" {
+            for w in &words {
+                config.plugins_of(w);
+            }
+        } else {
+            config.options(&words, Given::Environment);
+        }
+    }
+    if config != PytestConfig::default() {
+        apply(&config, dirs, true, sink);
+    }
+}
+
+/// Whether a file followed may run pytest elsewhere than its root
+/// directory: it names `--rootdir`, `--config-file`, `--inifile` or
+/// `PYTEST_ADDOPTS` (which may hold them). Then pytest's configuration is
+/// also listed from where it runs (red team round 31's 31pra).
+pub(super) fn pytest_may_move(configs: &[RunConfig]) -> bool {
+    static MOVES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+        AhoCorasick::new(["--rootdir", "--config-file", "--inifile", "PYTEST_ADDOPTS"]).ok()
+    });
+    let Some(moves) = MOVES.as_ref() else {
+        return true;
+    };
+    configs.iter().any(|c| match &c.content {
+        CandidateContent::Bytes { bytes, .. } => moves.is_match(bytes),
+        CandidateContent::Absent => false,
+    })
 }
 
 /// `--doctest-modules` on the command line (or a word of a file read in

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeSet;
 
-use super::{References, Vars, Walk, refs};
+use super::{References, RunConfig, Vars, Walk, refs};
+use crate::review::snapshot::CandidateContent;
 
 /// Where names go: `out`'s paths and suffixes (lowercased, as v5's
 /// references are) and, for a file to read, `next`.
@@ -23,6 +24,11 @@ pub(super) struct Sink<'a> {
     /// The files to read for a tool's own keys only (v12: pytest's
     /// configuration).
     pub(super) keyed: &'a mut BTreeSet<String>,
+    /// Those of them read as pytest's configuration where pytest may run
+    /// elsewhere than its root directory (`-c FILE`: red team round 31).
+    pub(super) moved: &'a mut BTreeSet<String>,
+    /// What the ports have read (to tell what a listing found).
+    pub(super) configs: &'a [RunConfig],
 }
 
 impl Sink<'_> {
@@ -101,16 +107,51 @@ impl Sink<'_> {
     }
 
     /// `files` in each of `dirs`, named, and read for their keys only
-    /// ([`runners::read_pytest_config`]).
-    pub(super) fn keys(&mut self, dirs: &[String], files: &[&str]) {
+    /// ([`runners::read_pytest_config`]); `moved`: where pytest may run
+    /// elsewhere than its root directory.
+    pub(super) fn keys(&mut self, dirs: &[String], files: &[&str], moved: bool) {
         for d in dirs {
             for f in files {
                 if let Some(p) = refs::normalise_cased(&format!("{d}/{f}")) {
                     self.add(p.clone(), false);
+                    if moved {
+                        self.moved.insert(p.clone());
+                    }
                     self.keyed.insert(p);
                 }
             }
         }
+    }
+
+    /// The texts of the file at `path` the ports have read whole (each
+    /// tree's).
+    pub(super) fn texts(&self, path: &str) -> Vec<String> {
+        self.configs
+            .iter()
+            .filter_map(|c| match &c.content {
+                CandidateContent::Bytes {
+                    bytes,
+                    complete: true,
+                } if c.path.as_str() == path => Some(String::from_utf8_lossy(bytes).into_owned()),
+                CandidateContent::Absent | CandidateContent::Bytes { .. } => None,
+            })
+            .collect()
+    }
+
+    /// Whether the listing `m` found a file in either tree: `None` while
+    /// the ports have not listed it.
+    pub(super) fn found(&self, m: &refs::Matching) -> Option<bool> {
+        let mut listed = false;
+        let mut found = false;
+        for c in self.configs {
+            let path = c.path.as_str();
+            if path == m.pattern() {
+                listed = true;
+            } else if matches!(c.content, CandidateContent::Bytes { .. }) && m.keeps(path) {
+                found = true;
+            }
+        }
+        listed.then_some(found)
     }
 
     /// `files` in each of `dirs`.

@@ -146,7 +146,17 @@ pub(super) fn v12_tables(
         // its options (`addopts = -p tools.plug`, `--doctest-modules`)
         // (red team round 28's 28pa, 28pa2, 28pa3, 28pa4; round 29).
         if matches!(tool, "pytest" | "py.test") {
-            sink.keys(dirs, super::runners::PYTEST_CONFIGS);
+            super::runners::pytest_command(pieces, i, dirs, sink);
+        }
+        // node's own test runner (red team round 31's 31ntt, 31ntd,
+        // 31ntn): its default patterns, below where it runs.
+        if tool == "node"
+            && lower[i + 1..lower.len().min(i + 12)]
+                .iter()
+                .any(|w| w == "--test")
+        {
+            sink.anywhere_globs(structural::NODE_TESTS);
+            sink.matching(dirs, structural::NODE_TESTS);
         }
         // A pattern given to unittest's discovery (`-p '*_check.py'`).
         if tool == "unittest" {

@@ -27,6 +27,9 @@ pub(super) struct Piece {
 pub(super) struct Words {
     pub(super) pieces: Vec<Piece>,
     pub(super) values: Vec<String>,
+    /// v12: the words, as written, that give pytest's environment
+    /// (`PYTEST_ADDOPTS=...`: red team round 31's 31pra).
+    pub(super) pytest_env: Vec<String>,
 }
 
 /// The words of the file at `path` (`config`: one the policy names, not
@@ -556,7 +559,20 @@ pub(super) fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> W
         ));
     }
     let values = as_values(values.iter().map(String::as_str), v12);
-    Words { pieces, values }
+    let pytest_env = if v12 {
+        words
+            .iter()
+            .filter(|(w, _)| w.contains("PYTEST_ADDOPTS=") || w.contains("PYTEST_PLUGINS="))
+            .map(|(w, _)| w.clone())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Words {
+        pieces,
+        values,
+        pytest_env,
+    }
 }
 
 /// Assigned values that may be directories, as paths: no expansion, and

@@ -778,4 +778,5 @@ fn a_walkers_variable_is_read_as_a_globs_is() {
     assert!(!r.names("src/server.py"));
 }
 
+mod keys;
 mod matching;

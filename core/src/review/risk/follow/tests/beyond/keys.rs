@@ -1,0 +1,291 @@
+//! Red team round 31 (against round 30's reading of pytest's keys): the
+//! configuration read as pytest's own parsers read it (TOML as TOML,
+//! INI as iniconfig), where pytest starts when `testpaths` is not used,
+//! `--pyargs`, pytest's options given on the command line or in
+//! `PYTEST_ADDOPTS`, and node's own test runner.
+
+use super::*;
+
+/// A test module at `at`.
+fn check(at: &'static str) -> (&'static str, &'static str) {
+    (at, "def test_api():\n    assert True\n")
+}
+
+/// `.vscode/tasks.json` with one task running `command` with the
+/// environment `env` (a JSON object's members).
+fn task_with_env(command: &str, env: &str) -> (&'static str, String) {
+    (
+        ".vscode/tasks.json",
+        format!(r#"{{"tasks":[{{"command":"{command}","options":{{"env":{{{env}}}}}}}]}}"#),
+    )
+}
+
+/// 31pti, 31pue, 31puk, 31pit, 31phs, 31phi, 31pbs: TOML and INI that
+/// round 30's reading did not parse as `tomllib` and iniconfig do (an
+/// indented key, escapes in a value and a key, an inline table, ` #` in
+/// a string and in an INI value, a line-ending backslash): each names
+/// the file the agent edited.
+#[test]
+fn pytests_configuration_is_read_as_its_parsers_read_it() {
+    let pytest = tasks("python3 -m pytest -q");
+    for (config, text, edited) in [
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\n  python_files = [\"check_*.py\"]\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\npython_files = [\"check\\u005f*.py\"]\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\n\"python\\u005ffiles\" = [\"check_*.py\"]\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest]\nini_options = { python_files = [\"check_*.py\"] }\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool]\npytest = { ini_options = { python_files = [\"check_*.py\"] } }\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\npython_files = [\"test_*.py #1\", \"check_*.py\"]\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\npython_files = test_*.py #1 check_*.py\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\npython_files = test_*.py\n\n  check_*.py\n",
+            "tests/check_api.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\naddopts = \"\"\"--doctest-\\\nmodules\"\"\"\n",
+            "lib/x.py",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\naddopts = \"-p tools.plu\\u0067\"\n",
+            "tools/plug.py",
+        ),
+    ] {
+        let r = named(&with_task(&pytest, &[(config, text), check(edited)]));
+        assert!(r.names(edited), "{config}: {text}");
+        assert!(!r.unread, "{config} is read: {text}");
+    }
+}
+
+/// A configuration pytest's parser may read but this reading cannot (not
+/// TOML at all, or past what it parses) names every file, as a file cut
+/// short does.
+#[test]
+fn a_configuration_that_does_not_parse_names_every_file() {
+    let pytest = tasks("python3 -m pytest -q");
+    for text in [
+        "[tool.pytest.ini_options]\npython_files = [\"check_*.py\"\n",
+        "[tool.pytest.ini_options]\npython_files = 'a'\npython_files = 'b'\n",
+    ] {
+        let r = named(&with_task(
+            &pytest,
+            &[("pyproject.toml", text), check("tests/check_api.py")],
+        ));
+        assert!(r.names("docs/anything.md"), "{text}");
+    }
+}
+
+/// 31pta, 31pra, 31pya: pytest collects from where it runs, with the
+/// configuration's patterns, when no `testpaths` entry exists, when the
+/// root directory is moved (`--rootdir` in `PYTEST_ADDOPTS` or on the
+/// command line), and under `--pyargs` a `testpaths` entry is a module.
+#[test]
+fn pytest_starts_where_it_runs_when_testpaths_is_not_used() {
+    let pytest = tasks("python3 -m pytest -q");
+    let ok = check("tests/test_ok.py");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = testing\npython_files = check_*.py\n",
+            ),
+            check("checks/check_api.py"),
+        ],
+    ));
+    assert!(r.names("checks/check_api.py"), "31pta");
+    let config = (
+        "pytest.ini",
+        "[pytest]\ntestpaths = tests\npython_files = test_*.py check_*.py\n",
+    );
+    let env = task_with_env(
+        "python3 -m pytest -q",
+        r#""PYTEST_ADDOPTS":"--rootdir=tests""#,
+    );
+    let r = named(&with_task(
+        &env,
+        &[config, ok, check("checks/check_api.py")],
+    ));
+    assert!(r.names("checks/check_api.py"), "31pra");
+    let moved = tasks("python3 -m pytest -q --rootdir=tests");
+    let r = named(&with_task(
+        &moved,
+        &[config, ok, check("checks/check_api.py")],
+    ));
+    assert!(
+        r.names("checks/check_api.py"),
+        "--rootdir on the command line"
+    );
+    let r = named(&with_task(
+        &pytest,
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\naddopts = --pyargs\ntestpaths = w.checks\npython_files = check_*.py\n",
+            ),
+            ("w/__init__.py", ""),
+            ("w/checks/__init__.py", ""),
+            check("w/checks/check_api.py"),
+        ],
+    ));
+    assert!(r.names("w/checks/check_api.py"), "31pya");
+}
+
+/// pytest's options on its command line or in `PYTEST_ADDOPTS` (and
+/// `PYTEST_PLUGINS`) are read as `addopts` is: a key set by `-o` (what
+/// the tests it discovers import is named too: before, a command line's
+/// `-o python_files=check_*.py` named the tests by their glob only), a
+/// plugin by `-p`.
+#[test]
+fn pytests_options_from_the_command_and_the_environment_are_read() {
+    let plug = ("tools/plug.py", "X = 1\n");
+    let helper = ("tools/helper.py", "X = 1\n");
+    let check = ("tests/check_api.py", "import tools.helper\n");
+    for (task, edited) in [
+        (
+            tasks("python3 -m pytest -q -o python_files=check_*.py"),
+            "tools/helper.py",
+        ),
+        (
+            tasks("python3 -m pytest -q --override-ini=python_files=check_*.py"),
+            "tools/helper.py",
+        ),
+        (tasks("python3 -m pytest -p tools.plug"), "tools/plug.py"),
+        (
+            task_with_env("pytest", r#""PYTEST_ADDOPTS":"-o python_files=check_*.py""#),
+            "tools/helper.py",
+        ),
+        (
+            task_with_env("pytest", r#""PYTEST_ADDOPTS":"-p tools.plug""#),
+            "tools/plug.py",
+        ),
+        (
+            task_with_env("pytest", r#""PYTEST_PLUGINS":"tools.plug""#),
+            "tools/plug.py",
+        ),
+    ] {
+        let r = named(&with_task(&task, &[plug, helper, check]));
+        assert!(r.names(edited), "{}", task.1);
+        assert!(!r.unread, "{}", task.1);
+    }
+    let r = named(&with_task(&tasks("python3 -m pytest -q"), &[helper, check]));
+    assert!(!r.names("tools/helper.py"), "no check_*.py discovered");
+}
+
+/// 31ntt, 31ntd, 31ntn: node's own test runner (`node --test`, also run
+/// by an npm script) imports, below where it runs, its default patterns
+/// and every file in a `test` directory.
+#[test]
+fn nodes_test_runner_discovers_by_its_patterns() {
+    let pkg = (
+        "package.json",
+        "{\"name\":\"w\",\"scripts\":{\"test\":\"node --test\"}}\n",
+    );
+    for (task, edited) in [
+        ("node --test", "lib/a.test.js"),
+        ("node --test", "test/helper.js"),
+        ("node --test", "lib/a-test.mjs"),
+        ("node --test", "lib/test-a.cjs"),
+        ("node --test --test-reporter=spec", "lib/a_test.js"),
+        ("npm test", "lib/a.test.js"),
+    ] {
+        let task = tasks(task);
+        let r = named(&with_task(
+            &task,
+            &[pkg, (edited, "require('fs')\n"), ("lib/x.js", "1\n")],
+        ));
+        assert!(r.names(edited), "{}: {edited}", task.1);
+        assert!(!r.names("lib/x.js"), "{}: lib/x.js", task.1);
+    }
+}
+
+/// Beside them (round 31's 31la, 31lf and what round 29 ended): a
+/// configuration with comments, other tools' tables and `testpaths`
+/// that exist, and `node --test` given a directory, name no file outside
+/// what runs.
+#[test]
+fn round_31s_legitimate_flows_name_only_what_they_run() {
+    let pytest = tasks("python3 -m pytest -q");
+    for (config, text, edited) in [
+        (
+            "pyproject.toml",
+            "[project]\nname = \"w\" # the name\n\n[tool.pytest.ini_options]\n# where the tests are\ntestpaths = [\"tests\"] # here\npython_files = [\n  \"test_*.py\", # ours\n  \"check_*.py\",\n]\n\n[tool.ruff.lint]\nselect = [\"E\", \"F\"]\n",
+            "tools/check_format.py",
+        ),
+        (
+            "pytest.ini",
+            "# pytest\n[pytest]\n; the suite\ntestpaths = tests\npython_files = test_*.py check_*.py\n",
+            "tools/check_format.py",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\npythonpath = .\n",
+            "scripts/release.py",
+        ),
+    ] {
+        let r = named(&with_task(
+            &pytest,
+            &[
+                (config, text),
+                check("tests/test_ok.py"),
+                (edited, "print(1)\n"),
+            ],
+        ));
+        assert!(!r.names(edited), "{config}: {text}");
+        assert!(!r.unread, "{config}: {text}");
+    }
+    let r = named(&with_task(
+        &tasks("node --test test/"),
+        &[("test/a.test.js", "1\n"), ("scripts/release.js", "1\n")],
+    ));
+    assert!(!r.names("scripts/release.js"), "node --test test/");
+}
+
+/// Found on the way: a path given on pytest's command line is collected
+/// with the configuration's patterns (not its `testpaths`): what a test
+/// found there imports is named.
+#[test]
+fn what_pytest_collects_from_its_arguments_is_read() {
+    let r = named(&with_task(
+        &tasks("python3 -m pytest -q checks"),
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = tests\npython_files = check_*.py\n",
+            ),
+            check("tests/check_ok.py"),
+            ("checks/check_api.py", "import tools.helper\n"),
+            ("tools/helper.py", "X = 1\n"),
+        ],
+    ));
+    assert!(r.names("tools/helper.py"));
+}
