@@ -717,3 +717,125 @@ fn round_31s_legitimate_flows_stay_medium_and_land() {
         &["scripts/release.js"],
     );
 }
+
+/// A warning category (its module imports nothing else).
+const WARN: &str = "class W(Warning):\n    pass\n";
+
+/// Red team round 32: a warning filter's category is imported (pytest's
+/// `filterwarnings` and `-W`: 32pfw, 32pft, 32pwa, 32pwc); a
+/// `--doctest-glob` file's `>>>` lines run (32pdg); `testpaths` is matched
+/// in its own case (32pcs); a root module shadows the standard library
+/// module pytest imports (32pgl); `nodejs` is node (32ntj).
+#[test]
+fn what_round_32_found_needs_the_maintainer() {
+    let pytest = "python3 -m pytest -q";
+    let ok = ("tests/test_ok.py", CHECK);
+    for (config, text) in [
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests\nfilterwarnings =\n    error\n    ignore::tools.warn.W\n",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\nfilterwarnings = [\"error\", \"ignore::tools.warn.W\"]\n",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests\naddopts = -W ignore::tools.warn.W\n",
+        ),
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(
+            pytest,
+            &[
+                (config, text),
+                ok,
+                ("tools/__init__.py", ""),
+                ("tools/warn.py", WARN),
+            ],
+            "tools/warn.py",
+        );
+    }
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q -W ignore::tools.warn.W",
+        &[ok, ("tools/__init__.py", ""), ("tools/warn.py", WARN)],
+        "tools/warn.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            ("pytest.ini", "[pytest]\naddopts = --doctest-glob=*.md\n"),
+            ok,
+            ("README.md", "# w\n"),
+        ],
+        "README.md",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        pytest,
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = Tests\npython_files = check_*.py\n",
+            ),
+            ("tests/check_ok.py", CHECK),
+            ("checks/check_api.py", CHECK),
+        ],
+        "checks/check_api.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(pytest, &[ok, ("glob.py", "X = 1\n")], "glob.py");
+    an_edit_the_task_runs_needs_the_maintainer(
+        "nodejs --test",
+        &[("lib/a.test.js", "require('node:test')\n")],
+        "lib/a.test.js",
+    );
+}
+
+/// Beside round 32's fixes (32la, 32lb, 32lc): `passenv =
+/// PYTEST_ADDOPTS` in `tox.ini`, a path after `-o KEY=VALUE`, and a
+/// plugin option's value written apart name nothing outside what runs;
+/// nor do a flat layout's own modules: medium, and it lands.
+#[test]
+fn round_32s_legitimate_flows_stay_medium_and_land() {
+    let pytest = folder_open_task("python3 -m pytest -q");
+    let ok = ("tests/test_ok.py", CHECK);
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (".vscode/tasks.json", &pytest),
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = src tests\naddopts = --doctest-modules\n",
+            ),
+            (
+                "tox.ini",
+                "[tox]\nenvlist = py3\n\n[testenv]\npassenv = PYTEST_ADDOPTS\ncommands = pytest\n",
+            ),
+            ok,
+            ("src/w/core.py", "X = 1\n"),
+            ("scripts/release.py", "print(1)\n"),
+        ],
+        &["scripts/release.py"],
+    );
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                &folder_open_task("python3 -m pytest -q -o python_files=check_*.py tests/unit"),
+            ),
+            ("tests/unit/check_a.py", CHECK),
+            ("scripts/release.py", "print(1)\n"),
+        ],
+        &["scripts/release.py"],
+    );
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (".vscode/tasks.json", &pytest),
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = tests\naddopts = --hypothesis-profile ci\n",
+            ),
+            ok,
+            ("ci/deploy.py", "print(1)\n"),
+            ("app.py", "X = 1\n"),
+        ],
+        &["ci/deploy.py", "app.py"],
+    );
+}

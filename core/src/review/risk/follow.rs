@@ -34,6 +34,7 @@ mod find;
 mod pytest_keys;
 mod runners;
 mod sink;
+mod stdlib;
 mod structural;
 mod tables;
 mod words;

@@ -19,16 +19,22 @@ pub(super) struct PytestConfig {
     pub(super) testpaths: Vec<String>,
     /// `--doctest-modules`: every module is imported.
     pub(super) doctest_modules: bool,
-    /// `-p MODULE` (and `PYTEST_PLUGINS`): plugins imported.
+    /// Modules imported: `-p MODULE` (and `PYTEST_PLUGINS`) plugins, and
+    /// a warning filter's category's module (`filterwarnings`, `-W`: red
+    /// team round 32's 32pfw, 32pwa).
     pub(super) plugins: Vec<String>,
+    /// `--doctest-glob`: files whose `>>>` lines run (round 32's 32pdg).
+    pub(super) doctest_globs: Vec<String>,
     /// `pythonpath`: directories put on `sys.path` (round 30's 30ppp).
     pub(super) pythonpath: Vec<String>,
     /// `-c FILE` (`--config-file`, `--inifile`): the configuration read
     /// instead, from where pytest runs.
     pub(super) configs: Vec<String>,
-    /// A command line's own paths (its pieces that are no option or an
-    /// option's value; a later command's words too): collected with the
-    /// configuration's patterns instead of its `testpaths`.
+    /// Paths collected with the configuration's patterns instead of its
+    /// `testpaths`, not named whole: a command line's own paths (its
+    /// pieces that are no option or an option's value; a later command's
+    /// words too), and a word after an option this reading does not know
+    /// (a plugin's option's value, or a path: round 32's 32lc).
     pub(super) args: Vec<String>,
 }
 
@@ -55,6 +61,7 @@ const VALUED: &[&str] = &[
     "-n",
     "-r",
     "--override-ini",
+    "--pythonwarnings",
     "--config-file",
     "--inifile",
     "--ignore",
@@ -102,7 +109,7 @@ impl PytestConfig {
             }
         } else {
             for (key, value) in ini_values(text) {
-                out.set(&key, &shell_words(&value));
+                out.set_value(&key, &value);
             }
         }
         Some(out)
@@ -134,7 +141,7 @@ impl PytestConfig {
     /// takes them; an inline table's keys are read as a table's.
     fn toml_value(&mut self, key: &str, value: &Value) {
         match value {
-            Value::String(s) => self.set(key, &shell_words(s.value())),
+            Value::String(s) => self.set_value(key, s.value()),
             Value::Array(a) => {
                 let words: Vec<String> = a
                     .iter()
@@ -157,9 +164,26 @@ impl PytestConfig {
         }
     }
 
+    /// Key `key`'s value as written in one string: a line list for
+    /// `filterwarnings` (a filter's message may hold blanks), else split
+    /// as `shlex` splits it.
+    fn set_value(&mut self, key: &str, value: &str) {
+        let words = if key == "filterwarnings" {
+            value.lines().map(str::to_string).collect()
+        } else {
+            shell_words(value)
+        };
+        self.set(key, &words);
+    }
+
     /// The words of key `key`'s value.
     fn set(&mut self, key: &str, words: &[String]) {
         match key {
+            "filterwarnings" => {
+                for w in words {
+                    self.plugins.extend(warning_module(w));
+                }
+            }
             "python_files" => self
                 .patterns
                 .extend(words.iter().map(|v| v.to_ascii_lowercase())),
@@ -193,6 +217,16 @@ impl PytestConfig {
                 };
                 let option = format!("--{name}");
                 if !VALUED.contains(&option.as_str()) {
+                    // An option this reading does not know, written apart
+                    // from what may be its value: that word is listed as
+                    // a path may be, not named whole.
+                    if glued.is_none()
+                        && given == Given::Addopts
+                        && let Some(v) = next.filter(|v| !v.starts_with('-'))
+                    {
+                        self.args.push(v.to_string());
+                        k += 1;
+                    }
                     continue;
                 }
                 let value = match glued {
@@ -246,16 +280,42 @@ impl PytestConfig {
                         self.set(key.trim(), &shell_words(v));
                     }
                 } else if given == Given::Pieces && value != "addopts" {
+                    // Each word up to the next option may be the key's
+                    // (`-o "python_files=a_*.py b_*.py"`) or a path
+                    // (`-o python_files=a_*.py tests/unit`): a word with a
+                    // `/` is no file name's pattern (round 32's 32lb).
                     let taken = after.iter().take_while(|w| !w.starts_with('-')).count();
                     let words: Vec<String> =
                         after[..taken].iter().flat_map(|w| shell_words(w)).collect();
-                    self.set(value.trim(), &words);
+                    let values: Vec<String> =
+                        words.iter().filter(|w| !w.contains('/')).cloned().collect();
+                    self.set(value.trim(), &values);
+                    self.args.extend(words);
                     return taken;
                 }
             }
             "-c" | "--config-file" | "--inifile" if !value.is_empty() => {
                 self.configs.push(value.to_string());
             }
+            "--doctest-glob" if !value.is_empty() => {
+                self.doctest_globs.push(value.to_ascii_lowercase());
+            }
+            // A command line's pieces are cut at `:` too: any dotted word
+            // up to the next option may be the category.
+            "-W" | "--pythonwarnings" if given == Given::Pieces => {
+                for w in std::iter::once(value)
+                    .chain(
+                        after
+                            .iter()
+                            .take_while(|w| !w.starts_with('-'))
+                            .map(String::as_str),
+                    )
+                    .take(5)
+                {
+                    self.plugins.extend(dotted_parent(w));
+                }
+            }
+            "-W" | "--pythonwarnings" => self.plugins.extend(warning_module(value)),
             _ => {}
         }
         0
@@ -274,6 +334,7 @@ impl PytestConfig {
         if self.doctest_modules {
             out.push("*.py");
         }
+        out.extend(self.doctest_globs.iter().map(String::as_str));
         out
     }
 
@@ -287,6 +348,23 @@ impl PytestConfig {
                 .map(str::to_string),
         );
     }
+}
+
+/// The module a warning filter `action:message:category:module:lineno`
+/// imports for its category (Python's `warnings._getcategory` and
+/// pytest's `parse_warning_filter`): the category's dotted parent (a
+/// built-in category has no dot).
+pub(super) fn warning_module(filter: &str) -> Option<String> {
+    dotted_parent(filter.split(':').nth(2)?)
+}
+
+/// What is before the last dot of a dotted name (`tools.warn.W`:
+/// `tools.warn`).
+pub(super) fn dotted_parent(name: &str) -> Option<String> {
+    let name = name.trim();
+    let (module, class) = name.rsplit_once('.')?;
+    (!module.is_empty() && !class.is_empty() && !name.contains([' ', '/']))
+        .then(|| module.to_string())
 }
 
 /// An INI file's keys and values as pytest's iniconfig reads them: a

@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
 
-use super::pytest_keys::{Given, PytestConfig, shell_words};
+use super::pytest_keys::{Given, PytestConfig, shell_words, warning_module};
 use super::words::{Piece, Vars};
 use super::{EVERY_WORKSPACE, RunConfig, Sink, joined, module_files};
 use crate::review::risk::refs;
@@ -76,6 +76,17 @@ fn apply(config: &PytestConfig, bases: &[String], moved: bool, sink: &mut Sink<'
     if moved || testpaths.is_empty() || found == Some(false) {
         sink.matching(bases, &patterns);
     }
+    // Paths that may be collected (a word after an option this reading
+    // does not know): listed with the patterns (round 32's 32lc).
+    let mut args: Vec<String> = Vec::new();
+    for a in config.args.iter().take(PYTEST_ARGS) {
+        args.extend(joined(bases, a));
+    }
+    sink.matching(&args, &patterns);
+    // pytest puts a test's root directory first on `sys.path` (its
+    // default import mode): a module there shadows the standard library
+    // (round 32's 32pgl).
+    super::stdlib::shadows(&testpaths, sink);
     for plugin in &config.plugins {
         let files = module_files(plugin);
         let files: Vec<&str> = files.iter().map(String::as_str).collect();
@@ -116,8 +127,11 @@ pub(super) fn pytest_command(pieces: &[Piece], i: usize, dirs: &[String], sink: 
         .collect();
     let mut config = PytestConfig::default();
     config.options(&words, Given::Pieces);
+    let args = std::mem::take(&mut config.args);
     apply(&config, dirs, false, sink);
+    config.args = args;
     sink.keys(dirs, PYTEST_CONFIGS, false);
+    super::stdlib::shadows(dirs, sink);
     // The paths it is given are collected with its configuration's
     // patterns: those of the configurations the ports have read already
     // (each reading starts again with all of them).
@@ -151,16 +165,17 @@ pub(super) fn pytest_command(pieces: &[Piece], i: usize, dirs: &[String], sink: 
 /// left to the words that name them (red team round 31's 31pra).
 pub(super) fn pytest_environment(word: &str, dirs: &[String], sink: &mut Sink<'_>) {
     let mut config = PytestConfig::default();
-    for (name, at) in word.match_indices("PYTEST_").filter_map(|(at, _)| {
-        let before = word[..at].chars().next_back();
-        let rest = &word[at..];
-        let name = ["PYTEST_ADDOPTS=", "PYTEST_PLUGINS="]
-            .into_iter()
-            .find(|n| rest.starts_with(n))?;
-        before
-            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
-            .then_some((name, at + name.len()))
-    }) {
+    let given = ["PYTEST_ADDOPTS=", "PYTEST_PLUGINS=", "PYTHONWARNINGS="]
+        .into_iter()
+        .flat_map(|name| word.match_indices(name))
+        .filter(|(at, _)| {
+            word[..*at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+        })
+        .map(|(at, name)| (name, at + name.len()));
+    for (name, at) in given {
         // The value as a shell gives it, then as pytest splits it.
         let words: Vec<String> = shell_words(&word[at..])
             .iter()
@@ -169,6 +184,12 @@ pub(super) fn pytest_environment(word: &str, dirs: &[String], sink: &mut Sink<'_
         if name == "PYTEST_PLUGINS=" {
             for w in &words {
                 config.plugins_of(w);
+            }
+        } else if name == "PYTHONWARNINGS=" {
+            // Filters, comma-separated: each category's module is
+            // imported at Python's start (round 32).
+            for w in words.iter().flat_map(|w| w.split(',')) {
+                config.plugins.extend(warning_module(w));
             }
         } else {
             config.options(&words, Given::Environment);
@@ -180,9 +201,12 @@ pub(super) fn pytest_environment(word: &str, dirs: &[String], sink: &mut Sink<'_
 }
 
 /// Whether a file followed may run pytest elsewhere than its root
-/// directory: it names `--rootdir`, `--config-file`, `--inifile` or
-/// `PYTEST_ADDOPTS` (which may hold them). Then pytest's configuration is
-/// also listed from where it runs (red team round 31's 31pra).
+/// directory: it names `--rootdir`, `--config-file` or `--inifile`, or
+/// gives `PYTEST_ADDOPTS` (which may hold them) a value: the name
+/// followed by `=` or `:` (an assignment, a JSON or YAML key), not only
+/// named (`passenv = PYTEST_ADDOPTS`: red team round 32's 32la). Then
+/// pytest's configuration is also listed from where it runs (round 31's
+/// 31pra).
 pub(super) fn pytest_may_move(configs: &[RunConfig]) -> bool {
     static MOVES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
         AhoCorasick::new(["--rootdir", "--config-file", "--inifile", "PYTEST_ADDOPTS"]).ok()
@@ -191,7 +215,13 @@ pub(super) fn pytest_may_move(configs: &[RunConfig]) -> bool {
         return true;
     };
     configs.iter().any(|c| match &c.content {
-        CandidateContent::Bytes { bytes, .. } => moves.is_match(bytes),
+        CandidateContent::Bytes { bytes, .. } => moves.find_iter(bytes.as_slice()).any(|m| {
+            m.pattern().as_usize() < 3
+                || bytes[m.end()..]
+                    .iter()
+                    .find(|b| !matches!(b, b' ' | b'\t' | b'"' | b'\''))
+                    .is_some_and(|b| matches!(b, b'=' | b':'))
+        }),
         CandidateContent::Absent => false,
     })
 }

@@ -138,16 +138,23 @@ impl Sink<'_> {
             .collect()
     }
 
-    /// Whether the listing `m` found a file in either tree: `None` while
-    /// the ports have not listed it.
+    /// Whether the listing `m` found a file in either tree below its
+    /// directory as written, in its own case (pytest globs `testpaths` in
+    /// their case: red team round 32's 32pcs): `None` while the ports
+    /// have not listed it.
     pub(super) fn found(&self, m: &refs::Matching) -> Option<bool> {
         let mut listed = false;
         let mut found = false;
         for c in self.configs {
             let path = c.path.as_str();
+            let below = m.dir().is_empty()
+                || path
+                    .strip_prefix(m.dir())
+                    .is_some_and(|rest| rest.starts_with('/'));
             if path == m.pattern() {
                 listed = true;
-            } else if matches!(c.content, CandidateContent::Bytes { .. }) && m.keeps(path) {
+            } else if below && matches!(c.content, CandidateContent::Bytes { .. }) && m.keeps(path)
+            {
                 found = true;
             }
         }

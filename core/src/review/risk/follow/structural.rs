@@ -192,24 +192,6 @@ pub(super) const DISCOVERS: &[(&str, &[&str])] = &[
     ("mocha", &["test", "*.spec.*", "*.test.*"]),
 ];
 
-/// What `node --test` imports when given no file (node 20 to 24's
-/// defaults, its type-stripped TypeScript too), below where it runs
-/// (red team round 31's 31ntt, 31ntd).
-pub(super) const NODE_TESTS: &[&str] = &[
-    "*.test.*js",
-    "*-test.*js",
-    "*_test.*js",
-    "test-*.*js",
-    "test.*js",
-    "test/**/*js",
-    "*.test.*ts",
-    "*-test.*ts",
-    "*_test.*ts",
-    "test-*.*ts",
-    "test.*ts",
-    "test/**/*ts",
-];
-
 /// A JSON document's strings, each with whether it names a file only (a
 /// key, or the value of an [`INERT_KEYS`] key outside an `env` object)
 /// rather than also what is below it. A value in an array belongs to the

@@ -94,6 +94,9 @@ pub(super) fn v12_tables(
         sink.out.unread = true;
     }
     super::runners::doctest_modules(lower, i, dirs, sink);
+    if is_python(name) {
+        python_runtime(pieces, i, dirs, sink);
+    }
     if structural::NPXS.contains(&name) {
         sink.each(dirs, &["package.json"], true);
     }
@@ -148,15 +151,24 @@ pub(super) fn v12_tables(
         if matches!(tool, "pytest" | "py.test") {
             super::runners::pytest_command(pieces, i, dirs, sink);
         }
-        // node's own test runner (red team round 31's 31ntt, 31ntd,
-        // 31ntn): its default patterns, below where it runs.
-        if tool == "node"
-            && lower[i + 1..lower.len().min(i + 12)]
-                .iter()
-                .any(|w| w == "--test")
-        {
-            sink.anywhere_globs(structural::NODE_TESTS);
-            sink.matching(dirs, structural::NODE_TESTS);
+        // JavaScript runtimes' own test runners (red team round 31's
+        // 31ntt, 31ntd, 31ntn; round 32's 32ntj: `nodejs`, and bun's and
+        // deno's): their default patterns, below where they run.
+        let runner = match tool {
+            "node" | "nodejs"
+                if lower[i + 1..lower.len().min(i + 12)]
+                    .iter()
+                    .any(|w| w == "--test") =>
+            {
+                Some(NODE_TESTS)
+            }
+            "bun" if lower.get(i + 1).is_some_and(|w| w == "test") => Some(BUN_TESTS),
+            "deno" if lower.get(i + 1).is_some_and(|w| w == "test") => Some(DENO_TESTS),
+            _ => None,
+        };
+        if let Some(globs) = runner {
+            sink.anywhere_globs(globs);
+            sink.matching(dirs, globs);
         }
         // A pattern given to unittest's discovery (`-p '*_check.py'`).
         if tool == "unittest" {
@@ -350,6 +362,86 @@ fn variable<'p>(pieces: &'p [Piece], p: &Piece) -> Option<&'p str> {
 pub(super) fn is_argument(name: &str) -> bool {
     name.chars()
         .all(|c| c.is_ascii_digit() || matches!(c, '@' | '*' | '#'))
+}
+
+/// What `node --test` imports when given no file (node 20 to 24's
+/// defaults, its type-stripped TypeScript too), below where it runs
+/// (red team round 31's 31ntt, 31ntd).
+pub(super) const NODE_TESTS: &[&str] = &[
+    "*.test.*js",
+    "*-test.*js",
+    "*_test.*js",
+    "test-*.*js",
+    "test.*js",
+    "test/**/*js",
+    "*.test.*ts",
+    "*-test.*ts",
+    "*_test.*ts",
+    "test-*.*ts",
+    "test.*ts",
+    "test/**/*ts",
+];
+
+/// What `bun test` imports: its default patterns, any JavaScript or
+/// TypeScript extension.
+const BUN_TESTS: &[&str] = &["*.test.*", "*_test.*", "*.spec.*", "*_spec.*"];
+
+/// What `deno test` imports: its default patterns.
+const DENO_TESTS: &[&str] = &["*_test.*", "*.test.*", "test.*"];
+
+/// Python at piece `i` (`name`): the directory it puts first on
+/// `sys.path` (where it runs for `-m` and `-c`, else its script's own)
+/// shadows the standard library for what it imports (red team round 32's
+/// 32pgl); a `-W` filter imports its category's module (32pwc).
+pub(super) fn python_runtime(pieces: &[Piece], i: usize, dirs: &[String], sink: &mut Sink<'_>) {
+    let end = pieces.len().min(i + 12);
+    let mut k = i + 1;
+    while k < end {
+        let text = pieces[k].text.as_str();
+        k += 1;
+        if let Some(glued) = text.strip_prefix("-W") {
+            // Cut at `:` into pieces: any dotted word up to the next
+            // option may be the category.
+            let words = pieces[k..end]
+                .iter()
+                .map(|p| p.text.as_str())
+                .take_while(|w| !w.starts_with('-'))
+                .take(4);
+            for w in std::iter::once(glued).chain(words) {
+                if let Some(m) = super::pytest_keys::dotted_parent(w) {
+                    let files = module_files(&m);
+                    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+                    sink.each(dirs, &files, true);
+                }
+            }
+            continue;
+        }
+        if text.starts_with("-m") || text.starts_with("-c") {
+            super::stdlib::shadows(dirs, sink);
+            return;
+        }
+        if text.starts_with('-') {
+            continue;
+        }
+        // The script: its own directory.
+        let own: Vec<String> = joined(dirs, text)
+            .iter()
+            .map(|p| {
+                p.rsplit_once('/')
+                    .map_or(String::new(), |(d, _)| d.to_string())
+            })
+            .collect();
+        super::stdlib::shadows(&own, sink);
+        return;
+    }
+    // No script: `python` reads from its input, from where it runs.
+    super::stdlib::shadows(dirs, sink);
+}
+
+/// Whether `name` is a Python interpreter (`python`, `python3.12`, `py`,
+/// `pypy3`).
+pub(super) fn is_python(name: &str) -> bool {
+    name == "py" || name.starts_with("python") || name.starts_with("pypy")
 }
 
 /// The shells: each runs the script it is given.

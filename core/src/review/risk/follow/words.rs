@@ -27,8 +27,9 @@ pub(super) struct Piece {
 pub(super) struct Words {
     pub(super) pieces: Vec<Piece>,
     pub(super) values: Vec<String>,
-    /// v12: the words, as written, that give pytest's environment
-    /// (`PYTEST_ADDOPTS=...`: red team round 31's 31pra).
+    /// v12: the words, as written, that give pytest's or Python's
+    /// environment (`PYTEST_ADDOPTS=...`: red team round 31's 31pra;
+    /// `PYTHONWARNINGS=...`: round 32).
     pub(super) pytest_env: Vec<String>,
 }
 
@@ -562,7 +563,11 @@ pub(super) fn words_of(words: Vec<(String, bool)>, script: bool, v12: bool) -> W
     let pytest_env = if v12 {
         words
             .iter()
-            .filter(|(w, _)| w.contains("PYTEST_ADDOPTS=") || w.contains("PYTEST_PLUGINS="))
+            .filter(|(w, _)| {
+                ["PYTEST_ADDOPTS=", "PYTEST_PLUGINS=", "PYTHONWARNINGS="]
+                    .iter()
+                    .any(|n| w.contains(n))
+            })
             .map(|(w, _)| w.clone())
             .collect()
     } else {

@@ -289,3 +289,156 @@ fn what_pytest_collects_from_its_arguments_is_read() {
     ));
     assert!(r.names("tools/helper.py"));
 }
+
+/// A warning category's module.
+const WARN: (&str, &str) = ("tools/warn.py", "class W(Warning):\n    pass\n");
+
+/// Red team round 32 (against D-R176): a warning filter's category is
+/// imported (pytest's `filterwarnings` and `-W`, Python's `-W` and
+/// `PYTHONWARNINGS`: 32pfw, 32pft, 32pwa, 32pwc); `--doctest-glob`'s files
+/// are collected (32pdg); `testpaths` is matched in its own case (32pcs);
+/// a module on `sys.path` first shadows the standard library module a
+/// tool imports (32pgl); node's test runner by another name, and bun's
+/// and deno's (32ntj). Each names the file the agent edited.
+#[test]
+fn v12_names_what_round_32_found() {
+    let pytest = tasks("python3 -m pytest -q");
+    let ok = check("tests/test_ok.py");
+    for (config, text) in [
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests\nfilterwarnings =\n    error\n    ignore::tools.warn.W\n",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\nfilterwarnings = [\"error\", \"ignore::tools.warn.W\"]\n",
+        ),
+        (
+            "pytest.ini",
+            "[pytest]\ntestpaths = tests\naddopts = -W ignore::tools.warn.W\n",
+        ),
+    ] {
+        let r = named(&with_task(&pytest, &[(config, text), ok, WARN]));
+        assert!(r.names("tools/warn.py"), "{config}: {text}");
+    }
+    for task in [
+        tasks("python3 -m pytest -q -W ignore::tools.warn.W"),
+        tasks("python3 -m pytest -q --pythonwarnings=ignore::tools.warn.W"),
+        tasks("python3 -W ignore::tools.warn.W tools/run.py"),
+        task_with_env(
+            "python3 tools/run.py",
+            r#""PYTHONWARNINGS":"ignore::tools.warn.W""#,
+        ),
+        task_with_env("pytest", r#""PYTEST_ADDOPTS":"-W error::tools.warn.W""#),
+    ] {
+        let r = named(&with_task(
+            &task,
+            &[ok, WARN, ("tools/run.py", "print(1)\n")],
+        ));
+        assert!(r.names("tools/warn.py"), "{}", task.1);
+    }
+    for (text, edited) in [
+        ("[pytest]\naddopts = --doctest-glob=*.md\n", "README.md"),
+        (
+            "[pytest]\naddopts = --doctest-glob '*.rst'\n",
+            "docs/guide.rst",
+        ),
+    ] {
+        let r = named(&with_task(
+            &pytest,
+            &[("pytest.ini", text), ok, (edited, ">>> 1\n")],
+        ));
+        assert!(r.names(edited), "{text}");
+    }
+    let r = named(&with_task(
+        &pytest,
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = Tests\npython_files = check_*.py\n",
+            ),
+            check("tests/check_ok.py"),
+            check("checks/check_api.py"),
+        ],
+    ));
+    assert!(r.names("checks/check_api.py"), "32pcs");
+    for (task, edited) in [
+        ("python3 -m pytest -q", "glob.py"),
+        ("python3 -m pytest -q", "json/__init__.py"),
+        ("python3 -c 'import tools'", "shlex.py"),
+        ("python3 tools/build.py", "tools/re.py"),
+    ] {
+        let task = tasks(task);
+        let r = named(&with_task(
+            &task,
+            &[
+                ok,
+                ("tools/build.py", "import json\n"),
+                (edited, "open('/tmp/x', 'w')\n"),
+            ],
+        ));
+        assert!(r.names(edited), "{}: {edited}", task.1);
+    }
+    for (task, edited) in [
+        ("nodejs --test", "lib/a.test.js"),
+        ("bun test", "lib/a.spec.ts"),
+        ("deno test", "lib/a_test.ts"),
+    ] {
+        let task = tasks(task);
+        let r = named(&with_task(&task, &[(edited, "1\n"), ("lib/x.js", "1\n")]));
+        assert!(r.names(edited), "{}: {edited}", task.1);
+        assert!(!r.names("lib/x.js"), "{}", task.1);
+    }
+}
+
+/// Round 32's false positives: `passenv = PYTEST_ADDOPTS` moves no root
+/// directory (32la); a command line's path after `-o KEY=VALUE` is no
+/// pattern (32lb); a plugin's option value written apart is listed as a
+/// path might be, not named whole (32lc); and a flat layout's own modules
+/// shadow nothing pytest imports.
+#[test]
+fn round_32s_legitimate_flows_name_only_what_they_run() {
+    let pytest = tasks("python3 -m pytest -q");
+    let ok = check("tests/test_ok.py");
+    let release = ("scripts/release.py", "print(1)\n");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = src tests\naddopts = --doctest-modules\n",
+            ),
+            (
+                "tox.ini",
+                "[tox]\nenvlist = py3\n\n[testenv]\npassenv = PYTEST_ADDOPTS\ncommands = pytest\n",
+            ),
+            ok,
+            ("src/w/core.py", "X = 1\n"),
+            release,
+        ],
+    ));
+    assert!(!r.names("scripts/release.py"), "32la");
+    let r = named(&with_task(
+        &tasks("python3 -m pytest -q -o python_files=check_*.py tests/unit"),
+        &[check("tests/unit/check_a.py"), release],
+    ));
+    assert!(!r.names("scripts/release.py"), "32lb");
+    assert!(r.names("tests/unit/check_a.py"), "32lb: its tests");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = tests\naddopts = --hypothesis-profile ci\n",
+            ),
+            ok,
+            ("ci/deploy.py", "print(1)\n"),
+        ],
+    ));
+    assert!(!r.names("ci/deploy.py"), "32lc");
+    let r = named(&with_task(
+        &pytest,
+        &[ok, ("app.py", "X = 1\n"), ("models.py", "X = 1\n")],
+    ));
+    assert!(!r.names("app.py") && !r.names("models.py"), "a flat layout");
+}
