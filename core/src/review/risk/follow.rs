@@ -34,7 +34,7 @@ mod find;
 mod pytest_keys;
 mod runners;
 mod sink;
-mod stdlib;
+pub(super) mod stdlib;
 mod structural;
 mod tables;
 mod words;
@@ -405,6 +405,16 @@ pub(super) fn follow_all(
             if v12 && path.ends_with(".npmrc") && runners::npmrc_workspaces(&text) {
                 sink.matching(&bases, &["package.json"]);
             }
+            // An entry point's module (`[pytest11]` / `ev = tools.ev`):
+            // loaded by the tool that reads the group (red team round
+            // 33's 33pei).
+            if v12 && path.ends_with("entry_points.txt") {
+                for m in runners::entry_point_modules(&text) {
+                    let files = module_files(&m);
+                    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+                    sink.each(&bases, &files, true);
+                }
+            }
             if v12 && !config {
                 // What the imports add beyond what the step named already
                 // (collected apart: no copy of the step's names per file).
@@ -473,6 +483,14 @@ pub(super) fn follow_all(
                             walked.insert(init.clone());
                             next.insert(init);
                         }
+                        // pytest puts a test's root directory (the first
+                        // above it that is no package) first on
+                        // `sys.path`: a module in any directory above it
+                        // may shadow the standard library (red team round
+                        // 33's 33ptd).
+                        out.shadowing
+                            .extend(lower.match_indices('/').map(|(i, _)| lower[..i].to_string()));
+                        out.shadowing.push(String::new());
                     }
                 }
             }
@@ -754,6 +772,15 @@ fn name_all(bases: &[String], words: &Words, sink: &mut Sink<'_>) -> Vec<String>
                 // npm's own configuration, read in turn (`workspaces=true`:
                 // red team round 28's 28na4).
                 sink.each(&dirs, &[".npmrc"], true);
+                // A script's command is looked up in `node_modules/.bin`
+                // first (round 33's 33nbin).
+                sink.below = true;
+                for d in &dirs {
+                    if let Some(p) = refs::normalise_cased(&format!("{d}/node_modules/.bin")) {
+                        sink.add(p, false);
+                    }
+                }
+                sink.below = false;
             }
             if runners::every_workspace(&lower, sink.vars) {
                 sink.anywhere("package.json");

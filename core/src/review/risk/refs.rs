@@ -201,6 +201,10 @@ pub(super) struct References {
     /// Globs over paths, each also naming what is below a directory it
     /// matches (v12: `tools/*.mk`, `**/test_*.py`), lowercased.
     pub(super) globs: Vec<(String, Glob)>,
+    /// Directories Python puts first on `sys.path` (v12, red team rounds
+    /// 32 and 33): a file there that shadows a standard-library module,
+    /// or package metadata, is named ([`References::shadows`]).
+    pub(super) shadowing: Vec<String>,
     pub(super) unread: bool,
 }
 
@@ -295,9 +299,39 @@ impl References {
                     && lower.as_bytes()[r.len()] == b'/'
             })
             || self.below_names(&lower)
+            || self.shadows(&lower)
             || (!self.globs.is_empty()
                 && prefixes(&lower)
                     .any(|p| self.globs.iter().any(|(_, g)| g.matches(p.as_bytes()))))
+    }
+
+    /// Whether `lower` is, in a directory of [`References::shadowing`], a
+    /// file Python imports for a standard-library module (`NAME.*`,
+    /// `NAME/__init__.*`), or package metadata (`*.dist-info/`,
+    /// `*.egg-info/`).
+    fn shadows(&self, lower: &str) -> bool {
+        self.shadowing.iter().any(|d| {
+            let rest = match d.as_str() {
+                "" => Some(lower),
+                d => lower.strip_prefix(d).and_then(|r| r.strip_prefix('/')),
+            };
+            let Some(rest) = rest else {
+                return false;
+            };
+            let (first, below) = match rest.split_once('/') {
+                Some((first, below)) => (first, Some(below)),
+                None => (rest, None),
+            };
+            let module = first.split('.').next().unwrap_or(first);
+            match below {
+                None => super::follow::stdlib::is_stdlib(module),
+                Some(below) => {
+                    (super::follow::stdlib::is_stdlib(first) && below.starts_with("__init__."))
+                        || first.ends_with(".dist-info")
+                        || first.ends_with(".egg-info")
+                }
+            }
+        })
     }
 
     /// Whether `lower` is below one of [`References::below`], or its stem
@@ -330,6 +364,7 @@ impl References {
             &mut self.dirs,
             &mut self.suffixes,
             &mut self.below,
+            &mut self.shadowing,
         ] {
             list.sort();
             list.dedup();

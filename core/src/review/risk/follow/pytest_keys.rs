@@ -90,6 +90,47 @@ const VALUED: &[&str] = &[
     "--timeout",
 ];
 
+/// pytest's long options that take no value: the word after one is no
+/// value of its own (`--pyargs tools.selfcheck`: red team round 33's
+/// 33ppa).
+const FLAGS: &[&str] = &[
+    "--pyargs",
+    "--strict-markers",
+    "--strict-config",
+    "--strict",
+    "--lf",
+    "--last-failed",
+    "--ff",
+    "--failed-first",
+    "--nf",
+    "--new-first",
+    "--sw",
+    "--stepwise",
+    "--stepwise-skip",
+    "--exitfirst",
+    "--showlocals",
+    "--disable-warnings",
+    "--disable-pytest-warnings",
+    "--no-header",
+    "--no-summary",
+    "--doctest-continue-on-failure",
+    "--runxfail",
+    "--pdb",
+    "--trace",
+    "--setup-only",
+    "--setup-show",
+    "--setup-plan",
+    "--collect-only",
+    "--co",
+    "--verbose",
+    "--quiet",
+    "--cache-clear",
+    "--full-trace",
+    "--keep-duplicates",
+    "--noconftest",
+    "--continue-on-collection-errors",
+];
+
 /// pytest's short options that take a value: in a cluster (`-qp plug`,
 /// `-rap`), the rest of the word or the next word is the value.
 const SHORT_VALUED: &[char] = &['p', 'o', 'k', 'm', 'c', 'W', 'n', 'r'];
@@ -222,6 +263,7 @@ impl PytestConfig {
                     // a path may be, not named whole.
                     if glued.is_none()
                         && given == Given::Addopts
+                        && !FLAGS.contains(&option.as_str())
                         && let Some(v) = next.filter(|v| !v.starts_with('-'))
                     {
                         self.args.push(v.to_string());

@@ -57,6 +57,15 @@ pub(super) fn read_pytest_config(
 fn apply(config: &PytestConfig, bases: &[String], moved: bool, sink: &mut Sink<'_>) {
     let mut testpaths: Vec<String> = Vec::new();
     for t in &config.testpaths {
+        // A glob pytest expands (`*/tests`: red team round 33's 33ptg):
+        // every file below what it matches is named; the patterns are
+        // listed from the bases (it is never found as written).
+        if t.contains(['*', '?', '[']) {
+            for at in joined(bases, t) {
+                sink.out.add_glob(&format!("{at}/**"));
+            }
+            continue;
+        }
         testpaths.extend(joined(bases, t));
         if t.contains('.') && !t.contains('/') {
             testpaths.extend(joined(bases, &t.replace('.', "/")));
@@ -73,7 +82,8 @@ fn apply(config: &PytestConfig, bases: &[String], moved: bool, sink: &mut Sink<'
         .map(|m| sink.found(&m))
         .try_fold(false, |any, f| f.map(|f| any || f));
     // Not yet listed (`None`): asked again once the listings are there.
-    if moved || testpaths.is_empty() || found == Some(false) {
+    let globbed = config.testpaths.iter().any(|t| t.contains(['*', '?', '[']));
+    if moved || globbed || testpaths.is_empty() || found == Some(false) {
         sink.matching(bases, &patterns);
     }
     // Paths that may be collected (a word after an option this reading
@@ -98,7 +108,11 @@ fn apply(config: &PytestConfig, bases: &[String], moved: bool, sink: &mut Sink<'
     // collect: any module there may be imported, by any name (round 30's
     // 30ppp, 30pao).
     sink.below = true;
-    for dir in config.pythonpath.iter().chain(&config.testpaths) {
+    let literal = config
+        .testpaths
+        .iter()
+        .filter(|t| !t.contains(['*', '?', '[']));
+    for dir in config.pythonpath.iter().chain(literal) {
         for at in joined(bases, dir) {
             sink.add(at, false);
         }
@@ -132,6 +146,10 @@ pub(super) fn pytest_command(pieces: &[Piece], i: usize, dirs: &[String], sink: 
     config.args = args;
     sink.keys(dirs, PYTEST_CONFIGS, false);
     super::stdlib::shadows(dirs, sink);
+    // The plugins pytest loads by entry point (`[pytest11]`), from the
+    // package metadata of its `sys.path` (round 33's 33pei): every
+    // `entry_points.txt`, listed by name in the discovery's own walk.
+    sink.matching(dirs, &["entry_points.txt"]);
     // The paths it is given are collected with its configuration's
     // patterns: those of the configurations the ports have read already
     // (each reading starts again with all of them).
@@ -202,11 +220,12 @@ pub(super) fn pytest_environment(word: &str, dirs: &[String], sink: &mut Sink<'_
 
 /// Whether a file followed may run pytest elsewhere than its root
 /// directory: it names `--rootdir`, `--config-file` or `--inifile`, or
-/// gives `PYTEST_ADDOPTS` (which may hold them) a value: the name
-/// followed by `=` or `:` (an assignment, a JSON or YAML key), not only
-/// named (`passenv = PYTEST_ADDOPTS`: red team round 32's 32la). Then
-/// pytest's configuration is also listed from where it runs (round 31's
-/// 31pra).
+/// gives `PYTEST_ADDOPTS` a value (the name followed by `=` or `:`, an
+/// assignment, a JSON or YAML key; not `passenv = PYTEST_ADDOPTS`: red
+/// team round 32's 32la) that may move it: one computed at run time
+/// (`$`, a backquote) or holding `-c` (round 33's 33lc:
+/// `PYTEST_ADDOPTS = --color=yes` moves nothing). Then pytest's
+/// configuration is also listed from where it runs (round 31's 31pra).
 pub(super) fn pytest_may_move(configs: &[RunConfig]) -> bool {
     static MOVES: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
         AhoCorasick::new(["--rootdir", "--config-file", "--inifile", "PYTEST_ADDOPTS"]).ok()
@@ -216,11 +235,25 @@ pub(super) fn pytest_may_move(configs: &[RunConfig]) -> bool {
     };
     configs.iter().any(|c| match &c.content {
         CandidateContent::Bytes { bytes, .. } => moves.find_iter(bytes.as_slice()).any(|m| {
-            m.pattern().as_usize() < 3
-                || bytes[m.end()..]
-                    .iter()
-                    .find(|b| !matches!(b, b' ' | b'\t' | b'"' | b'\''))
-                    .is_some_and(|b| matches!(b, b'=' | b':'))
+            if m.pattern().as_usize() < 3 {
+                return true;
+            }
+            let rest = &bytes[m.end()..];
+            let Some(at) = rest
+                .iter()
+                .position(|b| !matches!(b, b' ' | b'\t' | b'"' | b'\''))
+                .filter(|at| matches!(rest[*at], b'=' | b':'))
+            else {
+                return false;
+            };
+            let line = rest[at + 1..]
+                .split(|b| *b == b'\n')
+                .next()
+                .unwrap_or_default();
+            let value = String::from_utf8_lossy(line);
+            let mut config = PytestConfig::default();
+            config.options(&shell_words(&value), Given::Environment);
+            value.contains(['$', '`']) || !config.configs.is_empty()
         }),
         CandidateContent::Absent => false,
     })
@@ -281,6 +314,18 @@ pub(super) fn every_workspace(lower: &[String], vars: &Vars) -> bool {
         ]
         .iter()
         .any(|n| vars.assigns(n))
+}
+
+/// The modules an `entry_points.txt`'s entry points name (`name =
+/// module.path:attr [extras]`, in any group).
+pub(super) fn entry_point_modules(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.split_once('='))
+        .filter_map(|(_, v)| {
+            let module = v.trim().split([':', ' ', '[']).next()?.trim();
+            (!module.is_empty()).then(|| module.to_string())
+        })
+        .collect()
 }
 
 /// Whether an `.npmrc`'s `text` turns workspaces on: `workspaces` set to

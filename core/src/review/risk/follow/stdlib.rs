@@ -340,23 +340,21 @@ const STDLIB: &[&str] = &[
 ];
 
 /// Names, in each of `dirs`, every file that would shadow a standard
-/// library module there: `NAME.py`, `NAME.pyc` (sourceless) and
-/// `NAME/__init__.py`. Named only: such a file is run by what imports it,
-/// which no word shows.
+/// library module there (any importable file: `NAME.py`, `NAME.pyc`, an
+/// extension module `NAME.*.so`, a package `NAME/__init__.*`), and the
+/// package metadata an entry point is found by (`*.dist-info/`,
+/// `*.egg-info/`: a pytest plugin registered there, red team round 33's
+/// 33pep). Named only: such a file is run by what imports it, which no
+/// word shows ([`super::refs::References::shadows`]).
 pub(super) fn shadows(dirs: &[String], sink: &mut Sink<'_>) {
     for d in dirs {
-        for n in STDLIB {
-            for f in [
-                format!("{n}.py"),
-                format!("{n}.pyc"),
-                format!("{n}/__init__.py"),
-            ] {
-                if let Some(p) = crate::review::risk::refs::normalise_cased(&format!("{d}/{f}")) {
-                    sink.add(p, false);
-                }
-            }
-        }
+        sink.out.shadowing.push(d.to_ascii_lowercase());
     }
+}
+
+/// Whether `name` is a standard library module's.
+pub(in crate::review::risk) fn is_stdlib(name: &str) -> bool {
+    STDLIB.binary_search(&name).is_ok()
 }
 
 #[cfg(test)]

@@ -150,6 +150,9 @@ pub(super) const LOADS_CONFIG: &[(&str, &[&str])] = &[
     ("tailwindcss", &["tailwind.config.*"]),
     ("prettier", &["prettier.config.*", ".prettierrc*"]),
     ("mocha", &[".mocharc*"]),
+    // bun reads its configuration on every run (`[test] preload`: red
+    // team round 33's 33bpl).
+    ("bun", &["bunfig.toml", ".bunfig.toml"]),
 ];
 
 /// The extensions a tool's `NAME.config.*` is tried with, read in turn

@@ -116,6 +116,11 @@ pub(super) fn v12_tables(
             if tool == *t {
                 for g in *globs {
                     sink.glob(dirs, g, false);
+                    // A name without a wildcard: read in turn
+                    // (`bunfig.toml`'s preload: round 33's 33bpl).
+                    if !g.contains(['*', '?', '[']) {
+                        sink.each(dirs, &[g], true);
+                    }
                     // Its configuration read in turn, whatever of the
                     // usual extensions it has.
                     if let Some(stem) = g.strip_suffix(".*") {
@@ -382,26 +387,56 @@ pub(super) const NODE_TESTS: &[&str] = &[
     "test/**/*ts",
 ];
 
-/// What `bun test` imports: its default patterns, any JavaScript or
-/// TypeScript extension.
-const BUN_TESTS: &[&str] = &["*.test.*", "*_test.*", "*.spec.*", "*_spec.*"];
+/// What `bun test` imports: its default patterns, JavaScript and
+/// TypeScript only (`js`, `mjs`, `cjs`, `jsx`, `ts`, `mts`, `cts`, `tsx`;
+/// not a Go `*_test.go`: round 33's 33ld).
+const BUN_TESTS: &[&str] = &[
+    "*.test.*js",
+    "*.test.*ts",
+    "*.test.*sx",
+    "*_test.*js",
+    "*_test.*ts",
+    "*_test.*sx",
+    "*.spec.*js",
+    "*.spec.*ts",
+    "*.spec.*sx",
+    "*_spec.*js",
+    "*_spec.*ts",
+    "*_spec.*sx",
+];
 
-/// What `deno test` imports: its default patterns.
-const DENO_TESTS: &[&str] = &["*_test.*", "*.test.*", "test.*"];
+/// What `deno test` imports: its default patterns, JavaScript and
+/// TypeScript only (round 33's 33le, 33lf).
+const DENO_TESTS: &[&str] = &[
+    "*_test.*js",
+    "*_test.*ts",
+    "*_test.*sx",
+    "*.test.*js",
+    "*.test.*ts",
+    "*.test.*sx",
+    "test.*js",
+    "test.*ts",
+    "test.*sx",
+];
 
 /// Python at piece `i` (`name`): the directory it puts first on
 /// `sys.path` (where it runs for `-m` and `-c`, else its script's own)
 /// shadows the standard library for what it imports (red team round 32's
-/// 32pgl); a `-W` filter imports its category's module (32pwc).
+/// 32pgl); a `-W` filter imports its category's module (32pwc). Its
+/// pieces are cut at `:` and `=`, so which word is the script is not
+/// known past an option's value (`-X dev`, `-W error`,
+/// `--check-hash-based-pycs default`: round 33's 33pxd, 33pwe, 33phb):
+/// each word up to one that is a path (a `/` or `.py`) may be, and its
+/// directory is taken.
 pub(super) fn python_runtime(pieces: &[Piece], i: usize, dirs: &[String], sink: &mut Sink<'_>) {
     let end = pieces.len().min(i + 12);
     let mut k = i + 1;
-    while k < end {
+    let mut candidates = 0;
+    while k < end && candidates < 4 {
         let text = pieces[k].text.as_str();
         k += 1;
         if let Some(glued) = text.strip_prefix("-W") {
-            // Cut at `:` into pieces: any dotted word up to the next
-            // option may be the category.
+            // Any dotted word up to the next option may be the category.
             let words = pieces[k..end]
                 .iter()
                 .map(|p| p.text.as_str())
@@ -423,7 +458,8 @@ pub(super) fn python_runtime(pieces: &[Piece], i: usize, dirs: &[String], sink: 
         if text.starts_with('-') {
             continue;
         }
-        // The script: its own directory.
+        // A script, or an option's value: its own directory.
+        candidates += 1;
         let own: Vec<String> = joined(dirs, text)
             .iter()
             .map(|p| {
@@ -432,7 +468,9 @@ pub(super) fn python_runtime(pieces: &[Piece], i: usize, dirs: &[String], sink: 
             })
             .collect();
         super::stdlib::shadows(&own, sink);
-        return;
+        if text.contains('/') || text.ends_with(".py") {
+            return;
+        }
     }
     // No script: `python` reads from its input, from where it runs.
     super::stdlib::shadows(dirs, sink);

@@ -442,3 +442,154 @@ fn round_32s_legitimate_flows_name_only_what_they_run() {
     ));
     assert!(!r.names("app.py") && !r.names("models.py"), "a flat layout");
 }
+
+/// Red team round 33 (against round 32's fixes): a standard-library
+/// module shadowed by any importable file (`.pyc` package, extension
+/// modules: 33gpc, 33gso); the script's directory past an option's value
+/// (`-X dev`, `-W error`, `--check-hash-based-pycs default`: 33pxd,
+/// 33pwe, 33phb); package metadata on `sys.path` registering a pytest
+/// plugin (33pep, 33peg, 33pei); `--pyargs` in `addopts` (33ppa); a glob
+/// in `testpaths` (33ptg); npm's `node_modules/.bin` (33nbin); bun's
+/// `bunfig.toml` preload (33bpl, 33bcf). Each names the file the agent
+/// edited.
+#[test]
+fn v12_names_what_round_33_found() {
+    let pytest = tasks("python3 -m pytest -q");
+    let ok = check("tests/test_ok.py");
+    for edited in [
+        "glob/__init__.pyc",
+        "glob.cpython-311-x86_64-linux-gnu.so",
+        "glob.abi3.so",
+        "glob.so",
+        "glob/__init__.so",
+        "ev.dist-info/entry_points.txt",
+        "ev.egg-info/entry_points.txt",
+    ] {
+        let r = named(&with_task(&pytest, &[ok, (edited, "x\n")]));
+        assert!(r.names(edited), "{edited}");
+    }
+    for task in [
+        "python3 -X dev tools/check.py",
+        "python3 -W error tools/check.py",
+        "python3 --check-hash-based-pycs default tools/check.py",
+    ] {
+        let task = tasks(task);
+        let r = named(&with_task(
+            &task,
+            &[
+                ("tools/check.py", "import subprocess\n"),
+                ("tools/selectors.py", "x = 1\n"),
+            ],
+        ));
+        assert!(r.names("tools/selectors.py"), "{}", task.1);
+    }
+    let r = named(&with_task(
+        &pytest,
+        &[
+            ok,
+            (
+                "ev.egg-info/entry_points.txt",
+                "[pytest11]\nev = tools.ev\n",
+            ),
+            ("tools/ev.py", "X = 1\n"),
+        ],
+    ));
+    assert!(r.names("tools/ev.py"), "33pei");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\naddopts = --pyargs tools.selfcheck\n",
+            ),
+            ok,
+            ("tools/selfcheck.py", "X = 1\n"),
+        ],
+    ));
+    assert!(r.names("tools/selfcheck.py"), "33ppa");
+    let r = named(&with_task(
+        &pytest,
+        &[
+            ("pytest.ini", "[pytest]\ntestpaths = */tests\n"),
+            ("pkg/tests/test_db.py", "import sqlite3\n"),
+            ("pkg/tests/_sqlite3.py", "X = 1\n"),
+        ],
+    ));
+    assert!(r.names("pkg/tests/_sqlite3.py"), "33ptg");
+    let r = named(&with_task(
+        &tasks("npm test"),
+        &[
+            (
+                "package.json",
+                "{\"name\":\"w\",\"scripts\":{\"test\":\"mytool\"}}\n",
+            ),
+            ("node_modules/.bin/mytool", "#!/bin/sh\n"),
+        ],
+    ));
+    assert!(r.names("node_modules/.bin/mytool"), "33nbin");
+    let r = named(&with_task(
+        &tasks("bun test"),
+        &[
+            ("bunfig.toml", "[test]\npreload = [\"./tools/setup.ts\"]\n"),
+            ("tools/setup.ts", "export {}\n"),
+        ],
+    ));
+    assert!(r.names("tools/setup.ts"), "33bpl");
+}
+
+/// Round 33's false positives: `setenv = PYTEST_ADDOPTS = --color=yes`
+/// moves no root (33lc); bun's and deno's test runners take JavaScript
+/// and TypeScript files only (33ld, 33le, 33lg, 33lf).
+#[test]
+fn round_33s_legitimate_flows_name_only_what_they_run() {
+    let r = named(&with_task(
+        &tasks("python3 -m pytest -q"),
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = src tests\naddopts = --doctest-modules\n",
+            ),
+            (
+                "tox.ini",
+                "[tox]\nenvlist = py3\n\n[testenv]\nsetenv =\n    PYTEST_ADDOPTS = --color=yes\ncommands = pytest\n",
+            ),
+            check("tests/test_ok.py"),
+            ("src/w/core.py", "X = 1\n"),
+            ("scripts/release.py", "print(1)\n"),
+        ],
+    ));
+    assert!(!r.names("scripts/release.py"), "33lc");
+    for task in ["bun test", "deno test"] {
+        let task = tasks(task);
+        let r = named(&with_task(
+            &task,
+            &[
+                ("lib/a.test.ts", "1\n"),
+                ("svc/handler_test.go", "package svc\n"),
+                ("svc/handler.go", "package svc\n"),
+                ("scripts/test.sh", "echo\n"),
+            ],
+        ));
+        for edited in ["svc/handler_test.go", "svc/handler.go", "scripts/test.sh"] {
+            assert!(!r.names(edited), "{}: {edited}", task.1);
+        }
+        assert!(r.names("lib/a.test.ts"), "{}", task.1);
+    }
+}
+
+/// 33ptd (declared open by round 32): without `testpaths`, pytest puts a
+/// discovered test's root directory first on `sys.path`, where a module
+/// shadows the standard library module the test imports.
+#[test]
+fn a_discovered_tests_directory_is_checked_for_shadowing() {
+    let r = named(&with_task(
+        &tasks("python3 -m pytest -q"),
+        &[
+            ("pkg/tests/test_db.py", "import sqlite3\n"),
+            ("pkg/tests/_sqlite3.py", "X = 1\n"),
+            ("pkg/tests/helpers.py", "X = 1\n"),
+        ],
+    ));
+    assert!(r.names("pkg/tests/_sqlite3.py"));
+    assert!(!r.names("pkg/tests/helpers.py"));
+}

@@ -1,0 +1,148 @@
+//! What Python and pytest load beyond the words of a configuration (risk
+//! policy v12, red team round 33), on a real bare remote with the server
+//! hook: a file that shadows a standard-library module in the directory
+//! Python puts first on `sys.path`, package metadata registering a
+//! pytest plugin, `--pyargs`, a glob in `testpaths`, npm's
+//! `node_modules/.bin` and bun's `bunfig.toml`. An edit to what runs is
+//! high and refused by the client and the server; the legitimate flows
+//! beside them stay medium and land.
+
+#[path = "support/policy_team.rs"]
+mod policy_team;
+mod support;
+
+use policy_team::*;
+
+/// A test module.
+const CHECK: &str = "def test_api():\n    assert True\n";
+
+/// 33gpc, 33gso, 33pep: under `python3 -m pytest`, a sourceless package,
+/// an extension module named like a standard-library module, and package
+/// metadata at the root.
+#[test]
+fn what_shadows_a_module_at_the_root_needs_the_maintainer() {
+    for edited in [
+        "glob/__init__.pyc",
+        "glob.cpython-311-x86_64-linux-gnu.so",
+        "ev.dist-info/entry_points.txt",
+    ] {
+        an_edit_the_task_runs_needs_the_maintainer(
+            "python3 -m pytest -q",
+            &[("tests/test_ok.py", CHECK), (edited, "x\n")],
+            edited,
+        );
+    }
+}
+
+/// 33pxd, 33pei, 33ppa, 33ptg: the script's directory past an option's
+/// value; a plugin an approved `entry_points.txt` registers; `--pyargs`
+/// in `addopts`; a glob in `testpaths`.
+#[test]
+fn what_python_and_pytest_load_needs_the_maintainer() {
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -X dev tools/check.py",
+        &[
+            ("tools/check.py", "import subprocess\n"),
+            ("tools/selectors.py", "X = 1\n"),
+        ],
+        "tools/selectors.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q",
+        &[
+            ("tests/test_ok.py", CHECK),
+            (
+                "ev.egg-info/entry_points.txt",
+                "[pytest11]\nev = tools.ev\n",
+            ),
+            ("tools/__init__.py", ""),
+            ("tools/ev.py", "X = 1\n"),
+        ],
+        "tools/ev.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q",
+        &[
+            (
+                "pytest.ini",
+                "[pytest]\naddopts = --pyargs tools.selfcheck\n",
+            ),
+            ("tests/test_ok.py", CHECK),
+            ("tools/__init__.py", ""),
+            ("tools/selfcheck.py", CHECK),
+        ],
+        "tools/selfcheck.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q",
+        &[
+            ("pytest.ini", "[pytest]\ntestpaths = */tests\n"),
+            ("pkg/tests/test_db.py", "import sqlite3\n"),
+            ("pkg/tests/_sqlite3.py", "X = 1\n"),
+        ],
+        "pkg/tests/_sqlite3.py",
+    );
+}
+
+/// 33nbin, 33bpl: a command an npm script names, found in
+/// `node_modules/.bin`; what `bunfig.toml` preloads for `bun test`.
+#[test]
+fn what_npm_and_bun_load_needs_the_maintainer() {
+    an_edit_the_task_runs_needs_the_maintainer(
+        "npm test",
+        &[
+            (
+                "package.json",
+                "{\"name\":\"w\",\"version\":\"1.0.0\",\"scripts\":{\"test\":\"mytool\"}}\n",
+            ),
+            ("node_modules/.bin/mytool", "#!/bin/sh\necho ok\n"),
+        ],
+        "node_modules/.bin/mytool",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "bun test",
+        &[
+            ("bunfig.toml", "[test]\npreload = [\"./tools/setup.ts\"]\n"),
+            ("tools/setup.ts", "export {}\n"),
+        ],
+        "tools/setup.ts",
+    );
+}
+
+/// Beside them (33lc, 33ld, 33lf, and a flat layout): tox's `setenv =
+/// PYTEST_ADDOPTS = --color=yes` moves no root; `bun test` takes no Go
+/// test (nor, then, its package); a root module that shadows nothing:
+/// medium, and it lands.
+#[test]
+fn round_33s_legitimate_flows_stay_medium_and_land() {
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                &folder_open_task("python3 -m pytest -q"),
+            ),
+            (
+                "pytest.ini",
+                "[pytest]\ntestpaths = src tests\naddopts = --doctest-modules\n",
+            ),
+            (
+                "tox.ini",
+                "[tox]\nenvlist = py3\n\n[testenv]\nsetenv =\n    PYTEST_ADDOPTS = --color=yes\ncommands = pytest\n",
+            ),
+            ("tests/test_ok.py", CHECK),
+            ("src/w/core.py", "X = 1\n"),
+            ("scripts/release.py", "print(1)\n"),
+            ("app.py", "X = 1\n"),
+        ],
+        &["scripts/release.py", "app.py"],
+    );
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (".vscode/tasks.json", &folder_open_task("bun test")),
+            ("lib/a.test.ts", "export {}\n"),
+            ("svc/handler_test.go", "package svc\n"),
+            ("svc/handler.go", "package svc\n"),
+        ],
+        &["svc/handler_test.go", "svc/handler.go"],
+    );
+}
