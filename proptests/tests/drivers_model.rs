@@ -595,7 +595,11 @@ impl Model {
 type Outcome = Result<(), ReviewError>;
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig {
+        // `PROPTEST_CASES` sets a longer run (`with_cases` would ignore it).
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn accepted_inputs_are_legal_successors_and_refused_ones_change_no_byte(

@@ -18,8 +18,8 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
-use probity_core::review::ChangedFile;
 use probity_core::review::fixtures;
+use probity_core::review::{ChangedFile, Matching};
 
 /// Words of commands, scripts and imports.
 const WORDS: &[&str] = &[
@@ -255,7 +255,11 @@ fn changed(path: &str) -> ChangedFile {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(ProptestConfig {
+        // `PROPTEST_CASES` sets a longer run (`with_cases` would ignore it).
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(256),
+        ..ProptestConfig::default()
+    })]
 
     /// The ports' reading ends on any tree, and its tier follows the
     /// three properties of the module.
@@ -287,5 +291,26 @@ proptest! {
 
         let held = fixtures::following_holds(&files, &read, cut.index(read.len().max(1)));
         prop_assert!(held.is_ok(), "{}", held.err().unwrap_or_default());
+    }
+
+    /// A listing by name keeps a file below its directory by the file's
+    /// name alone exactly when its whole glob keeps the file's path: the
+    /// git adapter's walk asks the name of every file it meets.
+    #[test]
+    fn a_listing_keeps_by_name_as_by_path(
+        pattern in "[a-c_*?.\\[\\]!-]{1,7}",
+        dir in prop::sample::select(vec!["", "tests", "a/B"]),
+        mid in prop::sample::select(vec!["", "x/", "x/y/"]),
+        name in "[a-cA-C_.*?-]{1,7}",
+    ) {
+        if let Some(m) = Matching::new(dir, &pattern) {
+            let path = match dir {
+                "" => format!("{mid}{name}"),
+                d => format!("{d}/{mid}{name}"),
+            };
+            if let Some(kept) = m.keeps_name(name.to_ascii_lowercase().as_bytes()) {
+                prop_assert_eq!(kept, m.keeps(&path), "{} {}", pattern, path);
+            }
+        }
     }
 }

@@ -389,7 +389,11 @@ fn symlinks(links: &[(String, String)]) -> Vec<Symlink> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2048))]
+    #![proptest_config(ProptestConfig {
+        // `PROPTEST_CASES` sets a longer run (`with_cases` would ignore it).
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(2048),
+        ..ProptestConfig::default()
+    })]
 
     /// A task file wherever a checkout's `.vscode/tasks.json` reaches it
     /// through the tree's links is `auto_run_config` under v8.

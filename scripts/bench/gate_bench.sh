@@ -9,7 +9,9 @@
 #
 # SECTIONS (default "1 2 3 4") picks the parts to run: 1 validate beside
 # git status, 2 a new start beside add -A && write-tree, 3 the server hook,
-# 4 probity push (needs 3). FILES (default 20000) sizes the repositories.
+# 4 probity push (needs 3), 5 the server hook with a folder-open pytest
+# task whose discovery walks every pushed tree ($TASK_DIRS, default 5000,
+# directories of $FILES files; TASK_COMMITS, default "1 10 30", the pushes). FILES (default 20000) sizes the repositories.
 # PROBITY (default target/release/probity) is the binary measured; with
 # --before, every Probity figure is also taken with OLD_PROBITY in the same
 # interleaved rounds (new, old, peer in turn), so both see the same machine.
@@ -147,12 +149,28 @@ run_section 2 && for n in 50 5000; do
   done
 done
 
+# The base of a push: src/lib.rs; with a discovery task (section 5), also
+# a folder-open task running pytest, a test, and $FILES files in
+# $TASK_DIRS directories (each pushed tree walked by the discovery).
+base_files() {
+  mkdir src && echo 'fn a() {}' > src/lib.rs
+  [[ "${1:-}" == task ]] || return 0
+  mkdir -p .vscode tests
+  printf '%s' '{"version":"2.0.0","tasks":[{"label":"t","type":"shell","command":"python3 -m pytest -q","runOptions":{"runOn":"folderOpen"}}]}' > .vscode/tasks.json
+  echo 'def test_ok(): pass' > tests/test_ok.py
+  for d in $(seq 0 $((TASK_DIRS - 1))); do printf 'd%04d\n' "$d"; done | xargs mkdir -p
+  awk -v n="$FILES" -v d="$TASK_DIRS" 'BEGIN{for(i=0;i<n;i++){f=sprintf("d%04d/f%05d.rs",i%d,i); print "fn f() -> u32 { " i " }" > f; close(f)}}'
+}
+TASK_DIRS=${TASK_DIRS:-5000}
+
 # 3. the server hook: a push of N reviewed commits, hooked beside plain
-run_section 3 && for n in 1 10 100; do
-  R="$T/p$n"; rm -rf "$R"; mkdir -p "$R"
+# (5: the same in a tree a discovery task walks).
+hook_section() {
+  local kind=$1 n=$2
+  R="$T/p$kind$n"; rm -rf "$R"; mkdir -p "$R"
   "$GIT" init -q --bare -b main "$R/remote.git"
   "$GIT" init -q -b main "$R/w"
-  (cd "$R/w" && mkdir src && echo 'fn a() {}' > src/lib.rs && "$GIT" add -A && "$GIT" commit -qm base &&
+  (cd "$R/w" && base_files "$kind" && "$GIT" add -A && "$GIT" commit -qm base &&
     "$GIT" remote add origin ../remote.git && "$GIT" push -q origin main &&
     for i in $(seq 1 "$n"); do echo "fn f$i() {}" > "src/m$i.rs"; "$GIT" add -A; "$GIT" commit -q --no-verify -m "c$i"; done &&
     "$P" start --range origin/main..HEAD --json > "$R/started.json" &&
@@ -167,16 +185,18 @@ run_section 3 && for n in 1 10 100; do
   push_to() { rm -rf "$R/target.git"; cp -a "$R/$1.pristine" "$R/target.git"; }
   for _ in $(seq 1 "$ROUNDS"); do
     for bin in "${BINS[@]}"; do
-      push_to "hooked-$(tag "$bin")"; time_it "hook$n$(tag "$bin")" "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
+      push_to "hooked-$(tag "$bin")"; time_it "hook$kind$n$(tag "$bin")" "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
     done
-    push_to plain; time_it "plain$n" "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
+    push_to plain; time_it "plain$kind$n" "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity
   done
   for bin in "${BINS[@]}"; do
     push_to "hooked-$(tag "$bin")"; c1=$(counts "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
     push_to plain; c2=$(counts "$R/w" "$GIT" push -q --atomic --no-verify "$R/target.git" HEAD:main refs/notes/probity:refs/notes/probity)
-    report "push of $n reviewed commits to the hooked bare ($(tag "$bin"))" "hook$n$(tag "$bin")" "plain$n" "$c1" "$c2"
+    report "push of $n reviewed commits to the hooked bare${kind:+, a discovery task over $TASK_DIRS dirs} ($(tag "$bin"))" "hook$kind$n$(tag "$bin")" "plain$kind$n" "$c1" "$c2"
   done
-done
+}
+run_section 3 && for n in 1 10 100; do hook_section "" "$n"; done
+run_section 5 && for n in ${TASK_COMMITS:-1 10 30}; do hook_section task "$n"; done
 
 # 4. probity push beside git push (one reviewed commit, the hooked remote)
 run_section 4 || exit 0

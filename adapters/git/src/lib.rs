@@ -36,6 +36,7 @@ pub mod sign;
 pub mod subject;
 mod symlinks;
 mod tree_form;
+mod tree_memo;
 #[cfg(unix)]
 mod worktree;
 

@@ -386,6 +386,12 @@ pub(crate) struct Shared {
     /// ([`crate::packed`]): a server hook reads the blobs of every
     /// delivered commit, one batch each.
     pub(crate) packs: Mutex<crate::packed::StoreCache>,
+    /// Trees read and checked well formed, by id, for the run's later
+    /// walks ([`crate::tree_memo`]).
+    pub(crate) trees: Mutex<crate::tree_memo::TreeMemo>,
+    /// Directory listings by (tree id, globs asked), for the run's later
+    /// listings ([`crate::tree_memo::DirListing`]).
+    pub(crate) listings: Mutex<crate::tree_memo::ListingMemo>,
 }
 
 /// A frozen patch by (from tree, to tree, cap); `None`: over the cap.

@@ -8,11 +8,13 @@
 //! below it.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use probity_core::review::{Listed, Matching, TreeEntryName, TreeMalformed, tree_problem};
 
 use crate::Repo;
 use crate::cmd::GitError;
+use crate::tree_memo::DirListing;
 
 /// The largest tree read here (a directory of about 800,000 entries).
 const MAX_TREE_BYTES: usize = 32 << 20;
@@ -106,8 +108,46 @@ fn below(walked: &str, part: &str) -> String {
     }
 }
 
+/// The listing of a directory tree's `bytes` for the name-only globs
+/// `by_name` ([`DirListing`]).
+fn dir_listing(bytes: &[u8], hash_len: usize, by_name: &[(usize, &Matching)]) -> DirListing {
+    let mut out = DirListing {
+        kept: vec![Vec::new(); by_name.len()],
+        ..DirListing::default()
+    };
+    let list = entries(bytes, hash_len).unwrap_or_default();
+    let mut lower: Vec<u8> = Vec::new();
+    for e in &list {
+        let Ok(entry) = std::str::from_utf8(e.name) else {
+            out.bad = true;
+            return out;
+        };
+        match e.mode & 0o170000 {
+            0o100000 | 0o120000 => {
+                lower.clear();
+                lower.extend(e.name.iter().map(u8::to_ascii_lowercase));
+                for ((_, m), kept) in by_name.iter().zip(out.kept.iter_mut()) {
+                    if m.keeps_name(&lower) == Some(true) {
+                        kept.push(out.files.len());
+                    }
+                }
+                out.files.push(entry.to_string());
+            }
+            DIR_MODE => out.dirs.push((hex(e.id), entry.to_string())),
+            _ => {}
+        }
+    }
+    out
+}
+
 fn hex(raw: &[u8]) -> String {
-    raw.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(raw.len() * 2);
+    for b in raw {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
 }
 
 impl Repo {
@@ -308,8 +348,9 @@ impl Repo {
     }
 
     /// Reads into `seen`, checked, each tree of `want` (id, path) it does
-    /// not hold yet: one batch of the object reader for at most
-    /// [`TREES_PER_BATCH`] trees.
+    /// not hold yet: those the run has kept ([`crate::tree_memo`]), the
+    /// others in one batch of the object reader for at most
+    /// [`TREES_PER_BATCH`] trees (then kept).
     fn read_level(&self, want: &[(&str, &str)], seen: &mut Checked) -> Result<(), GitError> {
         let mut want: Vec<(&str, &str)> = want
             .iter()
@@ -318,11 +359,15 @@ impl Repo {
             .collect();
         want.sort_unstable();
         want.dedup_by(|a, b| a.0 == b.0);
+        let ids: Vec<&str> = want.iter().map(|(id, _)| *id).collect();
+        seen.extend(self.kept_trees(&ids));
+        want.retain(|(id, _)| !seen.contains_key(*id));
         for batch in want.chunks(TREES_PER_BATCH) {
             let ids: Vec<&str> = batch.iter().map(|(id, _)| *id).collect();
             let paths: Vec<String> = batch.iter().map(|(_, p)| (*p).to_string()).collect();
             for ((id, path), bytes) in batch.iter().zip(self.tree_bytes(&ids, &paths)?) {
                 self.checked_tree(id, path, &bytes)?;
+                self.keep_tree(id, &bytes);
                 seen.insert((*id).to_string(), bytes);
             }
         }
@@ -338,11 +383,15 @@ impl Repo {
         path: &str,
     ) -> Result<&'c [u8], GitError> {
         if !seen.contains_key(id) {
+            seen.extend(self.kept_trees(&[id]));
+        }
+        if !seen.contains_key(id) {
             let bytes = self
                 .tree_bytes(&[id], &[path.to_string()])?
                 .pop()
                 .unwrap_or_default();
             self.checked_tree(id, path, &bytes)?;
+            self.keep_tree(id, &bytes);
             seen.insert(id.to_string(), bytes);
         }
         Ok(seen.get(id).map_or(&[][..], Vec::as_slice))
@@ -575,6 +624,18 @@ impl Repo {
     ) -> Result<Vec<Listed>, GitError> {
         let unknown = || vec![Listed::Unknown; by.len()];
         let mut files: Vec<Option<Vec<String>>> = vec![Some(Vec::new()); by.len()];
+        // The listings the name alone decides (`test_*.py`), by index, and
+        // the key a directory's listing is kept by for them.
+        let by_name: Vec<(usize, &Matching)> = by
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| m.filter(|m| m.keeps_name(b"").is_some()).map(|m| (i, m)))
+            .collect();
+        let key: String = by_name
+            .iter()
+            .map(|(_, m)| m.pattern())
+            .collect::<Vec<_>>()
+            .join("\n");
         let mut level = vec![(at, shown.trim_end_matches('/').to_string())];
         let mut trees = 0usize;
         while !level.is_empty() {
@@ -582,37 +643,61 @@ impl Repo {
             if trees > Listed::MAX_TREES {
                 return Ok(unknown());
             }
+            // Each directory's listing: kept by this run, else read.
+            let mut listings: Vec<Option<Arc<DirListing>>> = level
+                .iter()
+                .map(|((id, _), _)| self.kept_listing(id, &key))
+                .collect();
             let want: Vec<(&str, &str)> = level
                 .iter()
-                .map(|((id, walked), _)| (id.as_str(), walked.as_str()))
+                .zip(&listings)
+                .filter(|(_, l)| l.is_none())
+                .map(|(((id, walked), _), _)| (id.as_str(), walked.as_str()))
                 .collect();
             self.read_level(&want, seen)?;
+            for (((id, _), _), slot) in level.iter().zip(listings.iter_mut()) {
+                if slot.is_none() {
+                    let bytes = seen.get(id).map_or(&[][..], Vec::as_slice);
+                    let listing = Arc::new(dir_listing(bytes, id.len() / 2, &by_name));
+                    self.keep_listing(id, &key, Arc::clone(&listing));
+                    *slot = Some(listing);
+                }
+            }
             let mut next = Vec::new();
-            for ((id, walked), name) in &level {
-                let bytes = seen.get(id).map_or(&[][..], Vec::as_slice);
-                let list = entries(bytes, id.len() / 2).unwrap_or_default();
-                for e in &list {
-                    let Ok(entry) = std::str::from_utf8(e.name) else {
-                        return Ok(unknown());
-                    };
-                    let named = below(name, entry);
-                    match e.mode & 0o170000 {
-                        0o100000 | 0o120000 => {
-                            for (kept, m) in files.iter_mut().zip(by) {
-                                if let Some(list) = kept
-                                    && m.is_none_or(|m| m.keeps(&named))
-                                {
-                                    list.push(named.clone());
-                                    if list.len() > limit {
-                                        *kept = None;
-                                    }
-                                }
-                            }
+            for (((_, walked), name), listing) in level.iter().zip(&listings) {
+                let Some(listing) = listing else {
+                    continue;
+                };
+                if listing.bad {
+                    return Ok(unknown());
+                }
+                let take = |i: usize, file: &str, files: &mut [Option<Vec<String>>]| {
+                    if let Some(list) = &mut files[i] {
+                        list.push(below(name, file));
+                        if list.len() > limit {
+                            files[i] = None;
                         }
-                        DIR_MODE if below_too => {
-                            next.push(((hex(e.id), below(walked, entry)), named));
+                    }
+                };
+                for ((i, _), kept) in by_name.iter().zip(&listing.kept) {
+                    for &f in kept {
+                        take(*i, &listing.files[f], &mut files);
+                    }
+                }
+                // Every file, or a glob over the whole path.
+                for (i, m) in by.iter().enumerate() {
+                    if by_name.iter().any(|(j, _)| *j == i) {
+                        continue;
+                    }
+                    for file in &listing.files {
+                        if m.is_none_or(|m| m.keeps(&below(name, file))) {
+                            take(i, file, &mut files);
                         }
-                        _ => {}
+                    }
+                }
+                if below_too {
+                    for (id, entry) in &listing.dirs {
+                        next.push(((id.clone(), below(walked, entry)), below(name, entry)));
                     }
                 }
                 if files.iter().all(Option::is_none) {

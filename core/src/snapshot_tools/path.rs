@@ -225,6 +225,8 @@ pub struct Glob {
     tokens: Vec<Token>,
     anchored: bool,
     literal: bool,
+    /// A literal glob's bytes (empty otherwise), compared as they are.
+    lit: Vec<u8>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -271,11 +273,22 @@ impl Glob {
         let norm = parts.join(&b'/');
         let tokens = tokenize(&norm);
         let literal = tokens.iter().all(|t| matches!(t, Token::Lit(_)));
+        let lit = match literal {
+            true => tokens
+                .iter()
+                .filter_map(|t| match t {
+                    Token::Lit(b) => Some(*b),
+                    _ => None,
+                })
+                .collect(),
+            false => Vec::new(),
+        };
         Ok(Some(Self {
             anchored: parts.len() > 1 || literal,
             raw: norm,
             tokens,
             literal,
+            lit,
         }))
     }
 
@@ -315,16 +328,8 @@ impl Glob {
     /// Does `path` match?
     pub fn matches(&self, path: &[u8]) -> bool {
         if self.literal {
-            let lit: Vec<u8> = self
-                .tokens
-                .iter()
-                .filter_map(|t| match t {
-                    Token::Lit(b) => Some(*b),
-                    _ => None,
-                })
-                .collect();
-            return path == lit.as_slice()
-                || (path.starts_with(&lit) && path.get(lit.len()) == Some(&b'/'));
+            let lit = self.lit.as_slice();
+            return path == lit || (path.starts_with(lit) && path.get(lit.len()) == Some(&b'/'));
         }
         if self.anchored {
             return match_tokens(&self.tokens, path);

@@ -256,6 +256,65 @@ fn a_listing_by_name_counts_its_matches() {
     );
 }
 
+/// A run keeps the trees it has read ([`crate::tree_memo`]): a listing
+/// of a commit that shares all but one directory with one listed before
+/// reads only that directory's trees, and answers as a fresh run does; a
+/// malformed tree is never kept, and refused again.
+#[test]
+fn a_run_reads_each_tree_once() {
+    let f = crate::fixture::Fixture::new().unwrap();
+    for i in 0..20 {
+        // Each directory's own content: no two trees alike.
+        f.write(&format!("d{i}/sub/a_check.sh"), format!("{i}\n"))
+            .unwrap();
+    }
+    f.commit_all("one").unwrap();
+    f.write("d3/sub/b_check.sh", "b\n").unwrap();
+    f.commit_all("two").unwrap();
+    let repo = f.repo().unwrap();
+    let m = Matching::new("", "*_check.sh").unwrap();
+    let first = repo.list_matching(&[("HEAD~1", &m)], 64).unwrap();
+    assert_eq!(first[0].files().len(), 20);
+    // The root, each `d*` and each `d*/sub`.
+    let kept = repo.kept_tree_count();
+    assert_eq!(kept, 41);
+    let second = repo.list_matching(&[("HEAD", &m)], 64).unwrap();
+    // Only the new root, `d3` and `d3/sub` were read.
+    assert_eq!(repo.kept_tree_count(), kept + 3);
+    let fresh = f
+        .repo()
+        .unwrap()
+        .list_matching(&[("HEAD", &m)], 64)
+        .unwrap();
+    assert_eq!(second, fresh);
+    assert_eq!(second[0].files().len(), 21);
+    // A name-only listing and one over whole paths in one walk, twice
+    // (the second from the kept listings), as a fresh run answers.
+    let path = Matching::new("", "d3/sub/*.sh").unwrap();
+    let asks = [("HEAD", &m), ("HEAD", &path), ("HEAD~1", &path)];
+    let once = repo.list_matching(&asks, 64).unwrap();
+    let again = repo.list_matching(&asks, 64).unwrap();
+    let fresh = f.repo().unwrap().list_matching(&asks, 64).unwrap();
+    assert_eq!((&once, &again), (&fresh, &fresh));
+    assert_eq!(fresh[1].files(), ["d3/sub/a_check.sh", "d3/sub/b_check.sh"]);
+    assert_eq!(fresh[2].files(), ["d3/sub/a_check.sh"]);
+    // A smaller limit over a kept listing.
+    assert_eq!(
+        repo.list_matching(&[("HEAD", &m)], 20).unwrap(),
+        [Listed::Unknown]
+    );
+    // A tree with a duplicate entry below the root: refused each time.
+    let blob = id(&f, "HEAD:d0/sub/a_check.sh");
+    let dup = literal_tree(&f, &[("100644", "a.sh", &blob), ("100644", "a.sh", &blob)]);
+    let root = literal_tree(&f, &[("40000", "bad", &dup)]);
+    let before = repo.kept_tree_count();
+    for _ in 0..2 {
+        let e = repo.list_matching(&[(root.as_str(), &m)], 64).unwrap_err();
+        assert_eq!(problem_of(e).path, "bad");
+    }
+    assert_eq!(repo.kept_tree_count(), before + 1, "the root only");
+}
+
 /// A listing reads at most [`Listed::MAX_TREES`] directories of a
 /// tree, however few files it takes.
 #[test]

@@ -488,8 +488,11 @@ pub(super) fn follow_all(
                         // `sys.path`: a module in any directory above it
                         // may shadow the standard library (red team round
                         // 33's 33ptd).
-                        out.shadowing
-                            .extend(lower.match_indices('/').map(|(i, _)| lower[..i].to_string()));
+                        out.shadowing.extend(
+                            lower
+                                .match_indices('/')
+                                .map(|(i, _)| lower[..i].to_string()),
+                        );
                         out.shadowing.push(String::new());
                     }
                 }

@@ -129,6 +129,9 @@ pub struct Matching {
     dir: String,
     pattern: String,
     glob: Glob,
+    /// The glob over a file's name alone, when the listing's name has no
+    /// `/` (`test_*.py`): below `dir`, what the whole glob keeps.
+    name: Option<Glob>,
 }
 
 impl Matching {
@@ -145,10 +148,15 @@ impl Matching {
         // A pattern is also the marker's path: a repository path.
         RepoPath::parse(pattern.as_str()).ok()?;
         let glob = Glob::parse(pattern.as_bytes()).ok()??;
+        let name = match tail.contains('/') {
+            true => None,
+            false => Glob::parse(tail.as_bytes()).ok()?,
+        };
         Some(Self {
             dir: dir.to_string(),
             pattern,
             glob,
+            name,
         })
     }
 
@@ -166,6 +174,14 @@ impl Matching {
     /// Whether the listing takes the file at `path` (from the root).
     pub fn keeps(&self, path: &str) -> bool {
         self.glob.matches(path.to_ascii_lowercase().as_bytes())
+    }
+
+    /// Whether the listing takes a file below its directory whose name,
+    /// lowercased, is `name`, when the name alone tells ([`Matching::keeps`]
+    /// of its path otherwise: `None`). A walk below the directory asks
+    /// this of every file it meets.
+    pub fn keeps_name(&self, name: &[u8]) -> Option<bool> {
+        Some(self.name.as_ref()?.matches(name))
     }
 
     /// The configuration that marks the listing done, at the pattern's
