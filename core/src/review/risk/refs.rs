@@ -130,7 +130,8 @@ pub struct Matching {
     pattern: String,
     glob: Glob,
     /// The glob over a file's name alone, when the listing's name has no
-    /// `/` (`test_*.py`): below `dir`, what the whole glob keeps.
+    /// `/` and no `**` (`test_*.py`): below `dir`, what the whole glob
+    /// keeps (a property test holds the two equal).
     name: Option<Glob>,
 }
 
@@ -148,7 +149,9 @@ impl Matching {
         // A pattern is also the marker's path: a repository path.
         RepoPath::parse(pattern.as_str()).ok()?;
         let glob = Glob::parse(pattern.as_bytes()).ok()??;
-        let name = match tail.contains('/') {
+        // A `**` inside a name crosses directories in the whole glob
+        // (`?**?` keeps `x/a`): then only the whole path tells.
+        let name = match tail.contains('/') || tail.contains("**") {
             true => None,
             false => Glob::parse(tail.as_bytes()).ok()?,
         };
