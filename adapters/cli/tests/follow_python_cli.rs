@@ -3,7 +3,9 @@
 //! hook: a file that shadows a standard-library module in the directory
 //! Python puts first on `sys.path`, package metadata registering a
 //! pytest plugin, `--pyargs`, a glob in `testpaths`, npm's
-//! `node_modules/.bin` and bun's `bunfig.toml`. An edit to what runs is
+//! `node_modules/.bin` and bun's `bunfig.toml`; a script reached through
+//! a link, read from its real directory (round 33's 33psl); what pytest
+//! and unittest are given (round 34). An edit to what runs is
 //! high and refused by the client and the server; the legitimate flows
 //! beside them stay medium and land.
 
@@ -144,5 +146,72 @@ fn round_33s_legitimate_flows_stay_medium_and_land() {
             ("svc/handler.go", "package svc\n"),
         ],
         &["svc/handler_test.go", "svc/handler.go"],
+    );
+}
+
+/// 33psl: a task's script reached through a link runs from the link's
+/// real directory (Python puts it first on `sys.path`): a new file there
+/// named like a standard-library module the script imports through
+/// `subprocess`, and a module it imports.
+#[test]
+fn a_linked_scripts_real_directory_needs_the_maintainer() {
+    for (script, edited) in [
+        ("import subprocess\nprint(1)\n", "scripts/selectors.py"),
+        ("import helper\n", "scripts/helper.py"),
+    ] {
+        let tasks = folder_open_task("python3 tools/check.py");
+        an_edit_through_links_needs_the_maintainer(
+            &[
+                (".vscode/tasks.json", &tasks),
+                ("scripts/check.py", script),
+                ("scripts/helper.py", "X = 1\n"),
+            ],
+            &[("tools/check.py", "../scripts/check.py")],
+            edited,
+        );
+    }
+}
+
+/// Red team round 34: a configuration beside a path pytest is given
+/// (34suf), a test given whole, imported from its directory (34pca), a
+/// package unittest's discovery imports untested (34uti).
+#[test]
+fn what_pytest_and_unittest_are_given_needs_the_maintainer() {
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q tests/test_ok.py",
+        &[("tests/test_ok.py", CHECK), ("tools/ev.py", "X = 1\n")],
+        "tests/pytest.ini",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m pytest -q checks/check.py",
+        &[("checks/check.py", "import sqlite3\n")],
+        "checks/_sqlite3.py",
+    );
+    an_edit_the_task_runs_needs_the_maintainer(
+        "python3 -m unittest",
+        &[
+            ("tests/__init__.py", ""),
+            ("tests/test_ok.py", "import unittest\n"),
+            ("app/__init__.py", "X = 1\n"),
+        ],
+        "app/__init__.py",
+    );
+}
+
+/// Round 34's false positives (34lf, 34li): a root data file named like
+/// a standard-library module is no module: medium, and it lands.
+#[test]
+fn round_34s_legitimate_flows_stay_medium_and_land() {
+    edits_the_configuration_does_not_run_stay_medium(
+        &[
+            (
+                ".vscode/tasks.json",
+                &folder_open_task("python3 -m pytest -q"),
+            ),
+            ("tests/test_ok.py", CHECK),
+            ("logging.yaml", "version: 1\n"),
+            ("types.ts", "export {}\n"),
+        ],
+        &["logging.yaml", "types.ts"],
     );
 }

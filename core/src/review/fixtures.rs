@@ -284,7 +284,7 @@ pub fn forge(
     serde_json::from_value(wire)
 }
 
-pub use crate::review::risk::ports_read;
+pub use crate::review::risk::{ports_read, ports_read_linked};
 
 /// The newest risk policy's tier for `files`, given the configurations
 /// `configs` the ports read ([`ports_read`]) and no links or attribute

@@ -33,7 +33,7 @@ pub use follow::{FollowRule, StructuralRule};
 use links::Links;
 pub use links::Symlink;
 #[cfg(any(test, feature = "fixtures"))]
-pub use memory_tree::ports_read;
+pub use memory_tree::{ports_read, ports_read_linked};
 pub use reasons::{RiskAssessment, RiskReason, UnexplainedRisk};
 use refs::References;
 pub use refs::{Listed, Matching, ReferenceStep, RunConfig};
@@ -494,11 +494,31 @@ impl RiskPolicy {
     /// read imports (red team round 23): the ports ask until nothing is
     /// left to read, and an empty step past the last one ends it.
     pub fn reference_step(&self, configs: &[RunConfig], done: u8) -> ReferenceStep {
+        self.reference_step_linked(configs, done, &[])
+    }
+
+    /// [`RiskPolicy::reference_step`] for trees that hold `links` (both
+    /// trees' symbolic links, as [`TreeInputs::links`]): under v12 a file
+    /// read through a link is also read from where the link resolves (a
+    /// script's real directory: red team round 33's 33psl), as the
+    /// classification given the same links reads it.
+    pub fn reference_step_linked(
+        &self,
+        configs: &[RunConfig],
+        done: u8,
+        links: &[Symlink],
+    ) -> ReferenceStep {
         match &self.references_followed {
             Some(rule)
                 if done <= rule.last_step() && !self.auto_run_reference_configs.is_empty() =>
             {
-                let f = follow::follow_all(configs, &self.auto_run_reference_configs, rule, done);
+                let links = self.links_of(links);
+                let reach = follow::Reach {
+                    links: &links,
+                    hops: self.symlink_hops,
+                };
+                let names = &self.auto_run_reference_configs;
+                let f = follow::follow_all(configs, names, rule, done, reach);
                 let (list, list_below, list_matching) = if rule.structural.is_some() {
                     (f.list, f.list_below, f.list_matching)
                 } else {
@@ -639,11 +659,17 @@ impl RiskPolicy {
         authored_lines: u64,
         trees: TreeInputs<'_>,
     ) -> RiskAssessment {
-        let links = trees.links;
+        let links = self.links_of(trees.links);
         let names = &self.auto_run_reference_configs;
         let mut references = match &self.references_followed {
             _ if names.is_empty() => References::default(),
-            Some(rule) => follow::follow(trees.configs, names, rule, rule.last_step()).0,
+            Some(rule) => {
+                let reach = follow::Reach {
+                    links: &links,
+                    hops: self.symlink_hops,
+                };
+                follow::follow(trees.configs, names, rule, rule.last_step(), reach).0
+            }
             None => References::of(trees.configs, names),
         };
         let own;
@@ -656,17 +682,6 @@ impl RiskPolicy {
                 own = Scan::of(self);
                 &own
             }
-        };
-        let links = if self.symlink_hops == 0 {
-            Links::of(&[])
-        } else if self.links_resolved_as_checked_out {
-            let rules = links::WalkRules {
-                reenter: self.link_targets_reenter,
-                fold: self.paths_folded,
-            };
-            Links::as_checked_out(links, self.symlink_hops, rules)
-        } else {
-            Links::of(links)
         };
         if self.configs_behind_absolute_links_unread
             && self
@@ -767,6 +782,23 @@ impl RiskPolicy {
             (RiskLevel::Medium, medium)
         };
         RiskAssessment { level, reasons }
+    }
+
+    /// The links of `links` as this policy follows them: none (no hops),
+    /// resolved lexically (v4 to v7), or walked as a checkout walks them
+    /// (v8 on).
+    fn links_of(&self, links: &[Symlink]) -> Links {
+        if self.symlink_hops == 0 {
+            Links::of(&[])
+        } else if self.links_resolved_as_checked_out {
+            let rules = links::WalkRules {
+                reenter: self.link_targets_reenter,
+                fold: self.paths_folded,
+            };
+            Links::as_checked_out(links, self.symlink_hops, rules)
+        } else {
+            Links::of(links)
+        }
     }
 
     /// The high reasons `f` gives sitting at `path` (its own, or one a

@@ -743,7 +743,7 @@ fn measure_fix<G: GitPort>(
         .flatten()
         .collect();
     let trees = [base, &live.candidate_tree];
-    let configs = super::start::run_configs(git, &trees)?;
+    let configs = super::start::run_configs(git, &trees, &links)?;
     let attributes = super::start::attribute_files(git, &trees, &whole)?;
     // Core's charging rule: every changed line, a mode change one line.
     Ok(FixMeasurement::measured(

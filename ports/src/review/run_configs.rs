@@ -5,7 +5,8 @@
 //! finalize and the transport's checks.
 
 use probity_core::review::{
-    CandidateContent, ChangedFile, Listed, Matching, RepoPath, RiskPolicy, RunConfig, TreeId,
+    CandidateContent, ChangedFile, Listed, Matching, RepoPath, RiskPolicy, RunConfig, Symlink,
+    TreeId,
 };
 
 use super::*;
@@ -92,9 +93,13 @@ fn read_capped<G: GitPort + ?Sized>(
 /// then the directories they walk and the files they run, as
 /// [`RiskPolicy::reference_step`] names them,
 /// one request a step.
+///
+/// `links`: the trees' symbolic links (v12 reads a file reached through
+/// one from where it resolves too: [`RiskPolicy::reference_step_linked`]).
 pub(crate) fn run_configs<G: GitPort + ?Sized>(
     git: &G,
     trees: &[&TreeId],
+    links: &[Symlink],
 ) -> Result<Vec<RunConfig>, ReviewError> {
     // The policy's own paths, all valid repository paths.
     let paths: Vec<RepoPath> = RiskPolicy::newest()
@@ -108,7 +113,7 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
     // What they run in turn (v11), one request a step; first the
     // directories the step's commands walk, listed (v12).
     for done in 0.. {
-        let mut step = policy.reference_step(&read, done);
+        let mut step = policy.reference_step_linked(&read, done, links);
         let listed =
             !step.list.is_empty() || !step.list_below.is_empty() || !step.list_matching.is_empty();
         if listed {
@@ -116,7 +121,7 @@ pub(crate) fn run_configs<G: GitPort + ?Sized>(
             list_into(git, trees, (&step.list, false), bound, &mut read)?;
             list_into(git, trees, (&step.list_below, true), bound, &mut read)?;
             match_into(git, trees, &step.list_matching, bound, &mut read)?;
-            step = policy.reference_step(&read, done);
+            step = policy.reference_step_linked(&read, done, links);
         }
         // Files read already (a listing's marker is no file).
         let held: std::collections::BTreeSet<&str> = read

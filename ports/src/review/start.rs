@@ -492,10 +492,10 @@ pub(crate) fn pair_facts<G: GitPort + ?Sized>(
     changed: &[ChangedFile],
 ) -> Result<TreeFacts, ReviewError> {
     let trees = [span.from, span.to];
-    let listed = git.symlinks(&trees)?;
+    let links: Vec<Symlink> = git.symlinks(&trees)?.into_iter().flatten().collect();
     Ok(TreeFacts {
-        links: listed.into_iter().flatten().collect(),
-        configs: run_configs(git, &trees)?,
+        configs: run_configs(git, &trees, &links)?,
+        links,
         attributes: attribute_files(git, &trees, changed)?,
     })
 }

@@ -233,8 +233,8 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
     // And the auto-run configurations whose references the newest policy
     // follows (D-R135), read once per tree through the object reader.
     let mut configs = Vec::with_capacity(trees.len());
-    for tree in &trees {
-        configs.push(super::start::run_configs(git, &[*tree])?);
+    for (tree, links) in trees.iter().zip(&listed) {
+        configs.push(super::start::run_configs(git, &[*tree], links)?);
     }
     // What the newest policy reads of a span's two trees: their links and
     // configurations (read above), the attributes of its changed files.

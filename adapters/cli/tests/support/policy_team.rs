@@ -226,9 +226,24 @@ pub fn folder_open_task(command: &str) -> String {
 /// runs); the agent alone then edits `edited`: high, refused by the
 /// client and the server.
 pub fn an_edit_the_configuration_runs_needs_the_maintainer(files: &[(&str, &str)], edited: &str) {
+    an_edit_through_links_needs_the_maintainer(files, &[], edited);
+}
+
+/// [`an_edit_the_configuration_runs_needs_the_maintainer`] with `links`
+/// (path, target: symbolic links) approved beside `files`.
+pub fn an_edit_through_links_needs_the_maintainer(
+    files: &[(&str, &str)],
+    links: &[(&str, &str)],
+    edited: &str,
+) {
     let t = Team::new();
     for (path, body) in files {
         t.f.write(path, body).unwrap();
+    }
+    for (link, target) in links {
+        let at = t.f.root().join(link);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, at).unwrap();
     }
     let (lineage, _, c) = t.review_commit("auto-run configuration");
     t.sign(&t.agent, &lineage);

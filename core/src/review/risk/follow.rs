@@ -220,9 +220,56 @@ pub(super) fn follow(
     names: &[String],
     rule: &FollowRule,
     reads: u8,
+    reach: Reach<'_>,
 ) -> (References, Vec<String>) {
-    let f = follow_all(configs, names, rule, reads);
+    let f = follow_all(configs, names, rule, reads, reach);
     (f.refs.sorted(), f.next)
+}
+
+/// The trees' links as the policy follows them, and how deep: v12 reads
+/// a file reached through a link from where the link resolves too (red
+/// team round 33's 33psl: Python puts a linked script's real directory
+/// first on `sys.path`, Node resolves its imports from there).
+#[derive(Clone, Copy)]
+pub(super) struct Reach<'a> {
+    pub(super) links: &'a super::links::Links,
+    pub(super) hops: u64,
+}
+
+#[cfg(test)]
+impl Reach<'static> {
+    /// No link.
+    pub(super) fn none() -> Self {
+        static NONE: super::links::Links = super::links::Links::none();
+        Reach {
+            links: &NONE,
+            hops: 0,
+        }
+    }
+}
+
+impl Reach<'_> {
+    /// The directories `path` is in when read through the links, its
+    /// own first; `None` beyond the policy's bound (it could be anywhere).
+    pub(super) fn real_dirs(self, path: &str) -> Option<Vec<String>> {
+        let mut dirs: Vec<String> = self
+            .links
+            .real_paths(path, self.hops)?
+            .into_iter()
+            .map(|p| {
+                p.rsplit_once('/')
+                    .map_or(String::new(), |(d, _)| d.to_string())
+            })
+            .collect();
+        let own = dirs.first().cloned();
+        dirs.sort();
+        dirs.dedup();
+        if let Some(own) = own {
+            dirs.retain(|d| *d != own);
+            dirs.insert(0, own);
+        }
+        Some(dirs)
+    }
 }
 
 /// What [`follow_all`] answers: the references (not yet sorted: the
@@ -264,6 +311,7 @@ pub(super) fn follow_all(
     names: &[String],
     rule: &FollowRule,
     reads: u8,
+    reach: Reach<'_>,
 ) -> Followed {
     let mut out = References::of(configs, names);
     let mut asked: BTreeSet<String> = names.iter().cloned().collect();
@@ -360,7 +408,15 @@ pub(super) fn follow_all(
                 continue;
             };
             let path = c.path.as_str();
-            let bases = bases_of(path, config, &[&cwds, &carried]);
+            let mut bases = bases_of(path, config, &[&cwds, &carried]);
+            // A file read through a link reads from where it resolves
+            // too (v12).
+            if v12 && !config {
+                match reach.real_dirs(path) {
+                    Some(dirs) => bases.extend(dirs.into_iter().skip(1)),
+                    None => out.unread = true,
+                }
+            }
             let as_keys = keyed.contains(path);
             let mut sink = Sink {
                 out: &mut out,
@@ -372,6 +428,7 @@ pub(super) fn follow_all(
                 keyed: &mut keyed,
                 moved: &mut moved,
                 configs,
+                reach,
             };
             // Read for a tool's keys (and, when asked for its words too,
             // those as well).

@@ -79,6 +79,14 @@ fn key(fold: bool, path: &str) -> String {
     path.to_ascii_lowercase()
 }
 
+/// What [`Links::read_through`] finds.
+#[derive(Debug, Default)]
+struct ReadThrough {
+    paths: Vec<String>,
+    absolute: bool,
+    beyond_bound: bool,
+}
+
 /// The other paths a changed path is reached at through links.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct Aliases {
@@ -90,6 +98,17 @@ pub(super) struct Aliases {
 }
 
 impl Links {
+    /// No link.
+    pub(super) const fn none() -> Self {
+        Self {
+            by_target: BTreeMap::new(),
+            passes: BTreeMap::new(),
+            unresolved: false,
+            fold: false,
+            forward: BTreeMap::new(),
+        }
+    }
+
     /// The links of `links` whose targets stay inside the repository:
     /// relative, UTF-8, not climbing above the root; `.` and empty
     /// components skipped and `..` taken lexically.
@@ -150,6 +169,34 @@ impl Links {
     /// meets a link with an absolute target, or more ways than can be
     /// followed: what is there cannot be read from the trees (v10).
     pub(super) fn meets_absolute(&self, path: &str, hops: u64) -> bool {
+        let read = self.read_through(path, hops);
+        read.absolute || read.beyond_bound
+    }
+
+    /// Where `path` is when read through the links, as a kernel resolves
+    /// it (a script's real path: Python puts its directory first on
+    /// `sys.path`, Node resolves its imports from there; red team round
+    /// 33's 33psl): `path` itself and every path met replacing a link on
+    /// its way by where its target's walks end, at most `hops` deep
+    /// (v12). `None` beyond the bound: it could be anywhere.
+    pub(super) fn real_paths(&self, path: &str, hops: u64) -> Option<Vec<String>> {
+        let read = self.read_through(path, hops);
+        (!read.beyond_bound).then_some(read.paths)
+    }
+
+    /// `path` read through the links ([`Links::meets_absolute`],
+    /// [`Links::real_paths`]): each path met, whether a link with an
+    /// absolute target was, and whether more ways were left than can be
+    /// followed (more than `hops` rounds, or more than [`MAX_ALIASES`]
+    /// paths at one: at most `hops + 1` times that many paths).
+    fn read_through(&self, path: &str, hops: u64) -> ReadThrough {
+        let mut out = ReadThrough {
+            paths: vec![path.to_string()],
+            ..ReadThrough::default()
+        };
+        if self.forward.is_empty() {
+            return out;
+        }
         let mut frontier = vec![path.to_string()];
         for _ in 0..=hops {
             let mut next = Vec::new();
@@ -163,9 +210,7 @@ impl Links {
                     else {
                         continue;
                     };
-                    if *absolute {
-                        return true;
-                    }
+                    out.absolute |= *absolute;
                     for t in targets {
                         let rest = q[end..].trim_start_matches('/');
                         next.push(match (t.as_str(), rest) {
@@ -175,15 +220,18 @@ impl Links {
                     }
                 }
             }
-            if next.is_empty() {
-                return false;
+            if out.absolute || next.is_empty() {
+                return out;
             }
             if next.len() > MAX_ALIASES {
-                return true;
+                out.beyond_bound = true;
+                return out;
             }
+            out.paths.extend(next.iter().cloned());
             frontier = next;
         }
-        true
+        out.beyond_bound = true;
+        out
     }
 
     fn sorted(
@@ -201,7 +249,7 @@ impl Links {
             passes,
             unresolved,
             fold,
-            forward: BTreeMap::new(),
+            ..Self::none()
         }
     }
 
@@ -469,6 +517,36 @@ mod tests {
         assert_eq!(resolve("l", b"/etc/passwd"), None);
         assert_eq!(resolve("l", b""), None);
         assert_eq!(resolve("l", b"\xff"), None);
+    }
+
+    /// Where a script is when read through the links (33psl): the file
+    /// link's target, a linked directory on the way, a chain; a loop is
+    /// beyond the bound; without links, the path itself.
+    #[test]
+    fn a_path_is_read_where_its_links_resolve() {
+        let links = [
+            link("tools/check.py", "../scripts/check.py"),
+            link("scripts", "real/scripts"),
+            link("a", "b"),
+            link("b", "a"),
+        ];
+        let links = Links::as_checked_out(&links, 8, WalkRules::default());
+        let mut real = links.real_paths("tools/check.py", 8).unwrap();
+        real.sort();
+        assert_eq!(
+            real,
+            [
+                "real/scripts/check.py",
+                "scripts/check.py",
+                "tools/check.py"
+            ]
+        );
+        assert_eq!(links.real_paths("docs/x.py", 8).unwrap(), ["docs/x.py"]);
+        assert_eq!(links.real_paths("a/x.py", 8), None);
+        assert_eq!(
+            Links::none().real_paths("tools/check.py", 8).unwrap(),
+            ["tools/check.py"]
+        );
     }
 
     #[test]

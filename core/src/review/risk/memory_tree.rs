@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Listed, RiskPolicy, RunConfig};
+use super::{Listed, RiskPolicy, RunConfig, Symlink};
 use crate::review::ids::RepoPath;
 use crate::review::snapshot::CandidateContent;
 
@@ -17,6 +17,16 @@ use crate::review::snapshot::CandidateContent;
 /// target; `None` if the steps have not ended after 256 (past the
 /// policy's last step every step is empty, so they always should).
 pub fn ports_read(tree: &BTreeMap<String, Vec<u8>>) -> Option<Vec<RunConfig>> {
+    ports_read_linked(tree, &[])
+}
+
+/// [`ports_read`] for a tree that also holds `links` (each step asked
+/// with [`RiskPolicy::reference_step_linked`]). `tree` holds what the
+/// ports read at each path, a linked one's too (through the link).
+pub fn ports_read_linked(
+    tree: &BTreeMap<String, Vec<u8>>,
+    links: &[Symlink],
+) -> Option<Vec<RunConfig>> {
     let policy = RiskPolicy::newest();
     let read_of = |paths: &[String]| -> Vec<RunConfig> {
         paths
@@ -35,7 +45,7 @@ pub fn ports_read(tree: &BTreeMap<String, Vec<u8>>) -> Option<Vec<RunConfig>> {
     };
     let mut read = read_of(policy.reference_configs());
     for done in 0..=u8::MAX {
-        let mut step = policy.reference_step(&read, done);
+        let mut step = policy.reference_step_linked(&read, done, links);
         let listed =
             !step.list.is_empty() || !step.list_below.is_empty() || !step.list_matching.is_empty();
         for (dirs, below) in [(&step.list, false), (&step.list_below, true)] {
@@ -78,7 +88,7 @@ pub fn ports_read(tree: &BTreeMap<String, Vec<u8>>) -> Option<Vec<RunConfig>> {
             read.extend(m.marker(&answer));
         }
         if listed {
-            step = policy.reference_step(&read, done);
+            step = policy.reference_step_linked(&read, done, links);
         }
         let held: BTreeSet<&str> = read
             .iter()

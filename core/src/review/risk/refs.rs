@@ -341,11 +341,11 @@ impl References {
                 Some((first, below)) => (first, Some(below)),
                 None => (rest, None),
             };
-            let module = first.split('.').next().unwrap_or(first);
             match below {
-                None => super::follow::stdlib::is_stdlib(module),
+                None => importable(first).is_some_and(super::follow::stdlib::is_stdlib),
                 Some(below) => {
-                    (super::follow::stdlib::is_stdlib(first) && below.starts_with("__init__."))
+                    (super::follow::stdlib::is_stdlib(first)
+                        && importable(below) == Some("__init__"))
                         || first.ends_with(".dist-info")
                         || first.ends_with(".egg-info")
                 }
@@ -367,6 +367,21 @@ impl References {
             .map(|d| &lower[..name_at + d]);
         prefixes(lower).any(has) || stem.is_some_and(has)
     }
+}
+
+/// The module a file named `name` (lowercased) is, if Python imports it
+/// (red team round 34's 34lf: `logging.yaml` is no module): `NAME.py`,
+/// `NAME.pyc`, `NAME.pyw`, and an extension module, `NAME.so` or
+/// `NAME.pyd` with or without a tag (`NAME.cpython-311-x86_64-linux-gnu.so`,
+/// `NAME.abi3.so`, `NAME.cp311-win_amd64.pyd`).
+fn importable(name: &str) -> Option<&str> {
+    let (module, rest) = name.split_once('.')?;
+    let extension = match rest.rsplit_once('.') {
+        None => rest,
+        Some((_, ext @ ("so" | "pyd"))) => ext,
+        Some(_) => return None,
+    };
+    matches!(extension, "py" | "pyc" | "pyw" | "pyd" | "so").then_some(module)
 }
 
 /// `path` and each of its directories (`a/b/c`, `a/b`, `a`).

@@ -93,10 +93,11 @@ fn apply(config: &PytestConfig, bases: &[String], moved: bool, sink: &mut Sink<'
         args.extend(joined(bases, a));
     }
     sink.matching(&args, &patterns);
-    // pytest puts a test's root directory first on `sys.path` (its
-    // default import mode): a module there shadows the standard library
-    // (round 32's 32pgl).
-    super::stdlib::shadows(&testpaths, sink);
+    // pytest puts a test's root directory (the first above it that is no
+    // package) first on `sys.path` (its default import mode): a module
+    // there shadows the standard library (round 32's 32pgl), for a test
+    // given whole too (round 34's 34tpf, 34aof).
+    super::stdlib::shadows(&with_ancestors(testpaths.iter().chain(&args)), sink);
     for plugin in &config.plugins {
         let files = module_files(plugin);
         let files: Vec<&str> = files.iter().map(String::as_str).collect();
@@ -146,6 +147,16 @@ pub(super) fn pytest_command(pieces: &[Piece], i: usize, dirs: &[String], sink: 
     config.args = args;
     sink.keys(dirs, PYTEST_CONFIGS, false);
     super::stdlib::shadows(dirs, sink);
+    // pytest looks for its configuration from the paths it is given,
+    // upward (round 34's 34suf, 34sud), and imports a test given whole
+    // from its directory (34pca).
+    let mut given: Vec<String> = Vec::new();
+    for a in config.args.iter().take(PYTEST_ARGS) {
+        given.extend(joined(dirs, a));
+    }
+    let searched = with_ancestors(&given);
+    sink.keys(&searched, PYTEST_CONFIGS, false);
+    super::stdlib::shadows(&searched, sink);
     // The plugins pytest loads by entry point (`[pytest11]`), from the
     // package metadata of its `sys.path` (round 33's 33pei): every
     // `entry_points.txt`, listed by name in the discovery's own walk.
@@ -161,7 +172,7 @@ pub(super) fn pytest_command(pieces: &[Piece], i: usize, dirs: &[String], sink: 
         return;
     }
     let mut listed: Vec<String> = Vec::new();
-    for d in dirs {
+    for d in dirs.iter().chain(&searched) {
         for name in PYTEST_CONFIGS {
             let Some(path) = refs::normalise_cased(&format!("{d}/{name}")) else {
                 continue;
@@ -213,9 +224,30 @@ pub(super) fn pytest_environment(word: &str, dirs: &[String], sink: &mut Sink<'_
             config.options(&words, Given::Environment);
         }
     }
+    // Its paths are where pytest looks for its configuration from
+    // (pytest reads them before it has one: round 34's 34suf).
+    let mut given: Vec<String> = Vec::new();
+    for a in config.args.iter().take(PYTEST_ARGS) {
+        given.extend(joined(dirs, a));
+    }
+    sink.keys(&with_ancestors(&given), PYTEST_CONFIGS, false);
     if config != PytestConfig::default() {
         apply(&config, dirs, true, sink);
     }
+}
+
+/// Each of `paths` (a file or a directory, from the root) and every
+/// directory above it, the root too (`""`), each once.
+fn with_ancestors<'a>(paths: impl IntoIterator<Item = &'a String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in paths {
+        out.push(p.clone());
+        out.extend(p.match_indices('/').map(|(i, _)| p[..i].to_string()));
+        out.push(String::new());
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Whether a file followed may run pytest elsewhere than its root

@@ -29,6 +29,8 @@ pub(super) struct Sink<'a> {
     pub(super) moved: &'a mut BTreeSet<String>,
     /// What the ports have read (to tell what a listing found).
     pub(super) configs: &'a [RunConfig],
+    /// The trees' links (v12: a script's real directory).
+    pub(super) reach: super::Reach<'a>,
 }
 
 impl Sink<'_> {

@@ -458,15 +458,17 @@ pub(super) fn python_runtime(pieces: &[Piece], i: usize, dirs: &[String], sink: 
         if text.starts_with('-') {
             continue;
         }
-        // A script, or an option's value: its own directory.
+        // A script, or an option's value: its own directory, where the
+        // links it is reached through resolve (round 33's 33psl: Python
+        // takes the script's real path).
         candidates += 1;
-        let own: Vec<String> = joined(dirs, text)
-            .iter()
-            .map(|p| {
-                p.rsplit_once('/')
-                    .map_or(String::new(), |(d, _)| d.to_string())
-            })
-            .collect();
+        let mut own: Vec<String> = Vec::new();
+        for p in joined(dirs, text) {
+            match sink.reach.real_dirs(&p) {
+                Some(dirs) => own.extend(dirs),
+                None => sink.out.mark_unread(),
+            }
+        }
         super::stdlib::shadows(&own, sink);
         if text.contains('/') || text.ends_with(".py") {
             return;

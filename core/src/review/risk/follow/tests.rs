@@ -1,6 +1,16 @@
 use super::*;
 use crate::review::fixtures::run_config as config;
 
+/// [`super::follow`] over trees without links.
+fn follow(
+    configs: &[RunConfig],
+    names: &[String],
+    rule: &FollowRule,
+    reads: u8,
+) -> (References, Vec<String>) {
+    super::follow(configs, names, rule, reads, Reach::none())
+}
+
 fn rule() -> FollowRule {
     FollowRule {
         reads: 3,
@@ -581,9 +591,13 @@ fn v12_reads_in_turn_what_a_walked_directory_holds() {
     // Direct files only: `run-parts` does not recurse.
     assert!(!r.names("lib/deep.py"));
     // The ports are asked to list it, once.
-    let f = follow_all(&hooks[..1], &names(), &v12(), 0);
+    let f = follow_all(&hooks[..1], &names(), &v12(), 0, Reach::none());
     assert_eq!(f.list, ["tools/hooks"]);
-    assert!(follow_all(&hooks, &names(), &v12(), 0).list.is_empty());
+    assert!(
+        follow_all(&hooks, &names(), &v12(), 0, Reach::none())
+            .list
+            .is_empty()
+    );
     // Not listed: it may hold anything.
     let (r, _) = follow(&hooks[..1], &names(), &v12(), LAST);
     assert!(r.names("src/lib.rs"));
@@ -618,7 +632,7 @@ fn ported(mut configs: Vec<RunConfig>) -> Vec<RunConfig> {
         let mut below = Vec::new();
         let mut matching = Vec::new();
         for done in 0..=LAST {
-            let f = follow_all(&configs, &names(), &v12(), done);
+            let f = follow_all(&configs, &names(), &v12(), done, Reach::none());
             own.extend(f.list);
             below.extend(f.list_below);
             matching.extend(f.list_matching);

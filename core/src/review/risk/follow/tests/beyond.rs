@@ -48,6 +48,20 @@ fn with_task<'a>(
     out
 }
 
+/// A test module at `at`.
+fn check(at: &'static str) -> (&'static str, &'static str) {
+    (at, "def test_api():\n    assert True\n")
+}
+
+/// `.vscode/tasks.json` with one task running `command` with the
+/// environment `env` (a JSON object's members).
+fn task_with_env(command: &str, env: &str) -> (&'static str, String) {
+    (
+        ".vscode/tasks.json",
+        format!(r#"{{"tasks":[{{"command":"{command}","options":{{"env":{{{env}}}}}}}]}}"#),
+    )
+}
+
 const X: (&str, &str) = ("lib/x.py", "print(1)\n");
 
 /// 22a: the fourth module runs a file outside its package; 22a2: it
@@ -778,5 +792,7 @@ fn a_walkers_variable_is_read_as_a_globs_is() {
     assert!(!r.names("src/server.py"));
 }
 
+mod given;
 mod keys;
+mod linked;
 mod matching;

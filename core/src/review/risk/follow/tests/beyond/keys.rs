@@ -6,20 +6,6 @@
 
 use super::*;
 
-/// A test module at `at`.
-fn check(at: &'static str) -> (&'static str, &'static str) {
-    (at, "def test_api():\n    assert True\n")
-}
-
-/// `.vscode/tasks.json` with one task running `command` with the
-/// environment `env` (a JSON object's members).
-fn task_with_env(command: &str, env: &str) -> (&'static str, String) {
-    (
-        ".vscode/tasks.json",
-        format!(r#"{{"tasks":[{{"command":"{command}","options":{{"env":{{{env}}}}}}}]}}"#),
-    )
-}
-
 /// 31pti, 31pue, 31puk, 31pit, 31phs, 31phi, 31pbs: TOML and INI that
 /// round 30's reading did not parse as `tomllib` and iniconfig do (an
 /// indented key, escapes in a value and a key, an inline table, ` #` in

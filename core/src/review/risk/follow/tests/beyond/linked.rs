@@ -1,0 +1,115 @@
+//! Red team round 33's 33psl: a script reached through a symbolic link
+//! runs from where the link resolves. Python puts the script's real
+//! directory first on `sys.path` (its imports, and any file there named
+//! like a standard-library module, are read from there), and Node
+//! resolves a main module's imports from its real path. The ports read
+//! the script through the link; v12 reads it from the real directory too.
+
+use super::*;
+use crate::review::fixtures::text_change;
+use crate::review::ids::RepoPath;
+use crate::review::risk::{RiskLevel, Symlink, TreeInputs, ports_read_linked};
+
+fn link(path: &str, target: &str) -> Symlink {
+    Symlink {
+        path: RepoPath::parse(path).expect("a repository path"),
+        target: target.as_bytes().to_vec(),
+    }
+}
+
+/// The newest policy's tier for the agent's new file `edited` in `tree`
+/// (what the ports read at each path, through its links) holding
+/// `links`, the ports reading as the policy asks.
+fn tier(tree: &[(&str, &str)], links: &[Symlink], edited: &str) -> RiskLevel {
+    let held: BTreeMap<String, Vec<u8>> = tree
+        .iter()
+        .map(|(p, text)| ((*p).to_string(), text.as_bytes().to_vec()))
+        .collect();
+    let read = ports_read_linked(&held, links).expect("the steps end");
+    let files = [text_change(edited, 1, 0, "x = 1\n")];
+    let trees = TreeInputs {
+        links,
+        configs: &read,
+        attributes: &[],
+    };
+    RiskPolicy::newest().classify_in(&files, 1, trees).level()
+}
+
+/// `tools/check.*` as a link to `../scripts/check.*`, read through it.
+fn linked(ext: &str) -> Vec<Symlink> {
+    vec![link(
+        &format!("tools/check.{ext}"),
+        &format!("../scripts/check.{ext}"),
+    )]
+}
+
+/// 33psl and what follows from it: a file beside the linked script's
+/// real path that shadows a standard-library module, a module it
+/// imports and one that module imports in turn, and Node's `require`.
+#[test]
+fn a_linked_script_is_read_from_where_the_link_resolves() {
+    let py = tasks("python3 tools/check.py");
+    let shadowed = [
+        ("tools/check.py", "import subprocess\nprint(1)\n"),
+        ("scripts/check.py", "import subprocess\nprint(1)\n"),
+    ];
+    let imports = [
+        ("tools/check.py", "import helper\n"),
+        ("scripts/check.py", "import helper\n"),
+        ("scripts/helper.py", "import util\n"),
+    ];
+    let js = tasks("node tools/check.js");
+    let requires = [
+        ("tools/check.js", "require('./helper');\n"),
+        ("scripts/check.js", "require('./helper');\n"),
+    ];
+    for (task, files, ext, edited) in [
+        (&py, &shadowed[..], "py", "scripts/selectors.py"),
+        (&py, &imports[..], "py", "scripts/helper.py"),
+        (&py, &imports[..], "py", "scripts/util.py"),
+        (&js, &requires[..], "js", "scripts/helper.js"),
+    ] {
+        let tree = with_task(task, files);
+        assert_eq!(
+            tier(&tree, &linked(ext), edited),
+            RiskLevel::High,
+            "{edited}"
+        );
+        // Without the link the script runs from `tools/`: the same file
+        // is code like any other.
+        assert_eq!(tier(&tree, &[], edited), RiskLevel::Medium, "{edited}");
+    }
+}
+
+/// The legitimate flows beside it: a file in the script's real
+/// directory that it neither imports nor shadows anything with is code
+/// like any other; a linked directory keeps reading as before.
+#[test]
+fn a_linked_scripts_neighbours_it_does_not_run_are_code() {
+    let py = tasks("python3 tools/check.py");
+    let tree = with_task(
+        &py,
+        &[
+            ("tools/check.py", "import helper\n"),
+            ("scripts/check.py", "import helper\n"),
+            ("scripts/helper.py", "X = 1\n"),
+        ],
+    );
+    for edited in ["scripts/report.py", "scripts/README.md", "docs/notes.py"] {
+        let level = tier(&tree, &linked("py"), edited);
+        assert_ne!(level, RiskLevel::High, "{edited}");
+    }
+}
+
+/// A script reached through more links than the policy follows could
+/// run from anywhere: every changed file is named.
+#[test]
+fn a_script_behind_too_many_links_names_every_file() {
+    let py = tasks("python3 tools/check.py");
+    let mut links = vec![link("tools/check.py", "../l0/check.py")];
+    for i in 0..12 {
+        links.push(link(&format!("l{i}"), &format!("l{}", i + 1)));
+    }
+    let tree = with_task(&py, &[("tools/check.py", "print(1)\n")]);
+    assert_eq!(tier(&tree, &links, "docs/notes.py"), RiskLevel::High);
+}
