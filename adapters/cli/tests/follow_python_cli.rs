@@ -172,6 +172,35 @@ fn a_linked_scripts_real_directory_needs_the_maintainer() {
     }
 }
 
+/// Round 35's 35abs, 35absn: a script behind a link whose target is
+/// absolute (`/proc/self/cwd/...`, the checkout's own file): what it runs
+/// cannot be read, so an edit anywhere needs the maintainer. Beside it
+/// (35lf), a linked shell script reads its words from where it runs: a
+/// file beside its target is code like any other.
+#[test]
+fn a_script_behind_an_absolute_link_needs_the_maintainer() {
+    let tasks = folder_open_task("python3 tools/check.py");
+    an_edit_through_links_needs_the_maintainer(
+        &[
+            (".vscode/tasks.json", &tasks),
+            ("scripts/check.py", "import helper\n"),
+            ("scripts/helper.py", "X = 1\n"),
+        ],
+        &[("tools/check.py", "/proc/self/cwd/scripts/check.py")],
+        "scripts/helper.py",
+    );
+    edits_through_links_stay_medium(
+        &[
+            (".vscode/tasks.json", &folder_open_task("bash tools/run.sh")),
+            ("scripts/run.sh", "cat conf/settings.txt\n"),
+            ("conf/settings.txt", "x\n"),
+            ("scripts/conf/settings.txt", "x\n"),
+        ],
+        &[("tools/run.sh", "../scripts/run.sh")],
+        &["scripts/conf/settings.txt"],
+    );
+}
+
 /// Red team round 34: a configuration beside a path pytest is given
 /// (34suf), a test given whole, imported from its directory (34pca), a
 /// package unittest's discovery imports untested (34uti).

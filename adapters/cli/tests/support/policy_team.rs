@@ -240,11 +240,7 @@ pub fn an_edit_through_links_needs_the_maintainer(
     for (path, body) in files {
         t.f.write(path, body).unwrap();
     }
-    for (link, target) in links {
-        let at = t.f.root().join(link);
-        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
-        std::os::unix::fs::symlink(target, at).unwrap();
-    }
+    link_all(&t, links);
     let (lineage, _, c) = t.review_commit("auto-run configuration");
     t.sign(&t.agent, &lineage);
     t.signed_lands(&t.alice, &lineage, c);
@@ -258,10 +254,21 @@ pub fn an_edit_through_links_needs_the_maintainer(
 /// run); the agent alone then edits each of `edited`, which none of them
 /// runs: medium, and it lands with the agent's signature.
 pub fn edits_the_configuration_does_not_run_stay_medium(files: &[(&str, &str)], edited: &[&str]) {
+    edits_through_links_stay_medium(files, &[], edited);
+}
+
+/// [`edits_the_configuration_does_not_run_stay_medium`] with `links`
+/// (path, target: symbolic links) approved beside `files`.
+pub fn edits_through_links_stay_medium(
+    files: &[(&str, &str)],
+    links: &[(&str, &str)],
+    edited: &[&str],
+) {
     let t = Team::new();
     for (path, body) in files {
         t.f.write(path, body).unwrap();
     }
+    link_all(&t, links);
     let (lineage, _, c) = t.review_commit("auto-run configuration");
     t.sign(&t.agent, &lineage);
     t.signed_lands(&t.alice, &lineage, c);
@@ -270,5 +277,14 @@ pub fn edits_the_configuration_does_not_run_stay_medium(files: &[(&str, &str)], 
         let (lineage, started, c) = t.review_commit(path);
         assert_risk(&started, "medium", "code_change");
         t.signed_lands(&t.agent, &lineage, c);
+    }
+}
+
+/// Makes each of `links` (path, target) a symbolic link in `t`'s clone.
+fn link_all(t: &Team, links: &[(&str, &str)]) {
+    for (link, target) in links {
+        let at = t.f.root().join(link);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, at).unwrap();
     }
 }

@@ -408,15 +408,32 @@ pub(super) fn follow_all(
                 continue;
             };
             let path = c.path.as_str();
-            let mut bases = bases_of(path, config, &[&cwds, &carried]);
-            // A file read through a link reads from where it resolves
-            // too (v12).
+            let bases = bases_of(path, config, &[&cwds, &carried]);
+            // A file read through a link imports from where it resolves
+            // too (v12: Python's script directory, Node's main module);
+            // a shell reads its words from where it runs (round 35's
+            // 35lf), Node's `__dirname` from the real directory.
+            let mut real_paths = Vec::new();
+            let mut real_bases = bases.clone();
             if v12 && !config {
-                match reach.real_dirs(path) {
-                    Some(dirs) => bases.extend(dirs.into_iter().skip(1)),
+                match reach.links.real_paths(path, reach.hops) {
+                    Some(paths) => {
+                        for p in paths.into_iter().skip(1) {
+                            let dir = p.rsplit_once('/').map_or("", |(d, _)| d);
+                            if !real_bases.iter().any(|b| b == dir) {
+                                real_bases.push(dir.to_string());
+                            }
+                            real_paths.push(p);
+                        }
+                    }
                     None => out.unread = true,
                 }
             }
+            let word_bases = if structural::is_javascript(path) {
+                &real_bases
+            } else {
+                &bases
+            };
             let as_keys = keyed.contains(path);
             let mut sink = Sink {
                 out: &mut out,
@@ -440,7 +457,7 @@ pub(super) fn follow_all(
                 continue;
             }
             let words = file_words(path, &text, config, v12);
-            entered.extend(name_all(&bases, &words, &mut sink));
+            entered.extend(name_all(word_bases, &words, &mut sink));
             // What an `.envrc` puts on `PATH` (`PATH_add tools/bin`) is
             // walked: a task's command by name may be a file there (round
             // 22's 22d2).
@@ -477,7 +494,10 @@ pub(super) fn follow_all(
                 // (collected apart: no copy of the step's names per file).
                 let mut own = BTreeSet::new();
                 std::mem::swap(sink.next, &mut own);
-                name_imports(path, &text, &bases, &mut sink);
+                name_imports(path, &text, &real_bases, &mut sink);
+                for real in &real_paths {
+                    name_imports(real, &text, &real_bases, &mut sink);
+                }
                 std::mem::swap(sink.next, &mut own);
                 // A file the imports name is a module, whether or not the
                 // words named it too (`from common.util import helper`
@@ -492,6 +512,10 @@ pub(super) fn follow_all(
         // are read in turn; a directory listed as over the bound names
         // every file.
         for w in walks.drain(..) {
+            // A walk behind a link whose target is absolute (below).
+            if v12 && reach.links.meets_absolute(&w.dir, reach.hops) {
+                out.unread = true;
+            }
             // Listed when the marker of a listing that walk needs is
             // there: a file below read by its name is not one (round
             // 22), and a recursive walk needs every file below listed
@@ -563,6 +587,19 @@ pub(super) fn follow_all(
                     unlisted.insert((w.dir, w.recursive));
                 }
             }
+        }
+        // A file to read, or a directory to walk, behind a link whose
+        // target is absolute cannot be read from the trees (the ports do
+        // not follow it; `/proc/self/cwd/scripts` is the checkout's own
+        // directory wherever it is): what it runs is not known (round
+        // 35's 35abs, as v10 takes a configuration there).
+        if v12
+            && next
+                .iter()
+                .chain(keyed.iter())
+                .any(|p| reach.links.meets_absolute(p, reach.hops))
+        {
+            out.unread = true;
         }
         // What a step's commands entered (`cd`, `-C`, `-I`, an assigned
         // value) is where the files they run read their words from too

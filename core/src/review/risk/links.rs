@@ -220,7 +220,7 @@ impl Links {
                     }
                 }
             }
-            if out.absolute || next.is_empty() {
+            if next.is_empty() {
                 return out;
             }
             if next.len() > MAX_ALIASES {

@@ -687,6 +687,16 @@ const JS_TRIES: &[&str] = &[
     "/package.json",
 ];
 
+/// Whether the file at `path` is JavaScript or TypeScript (by its
+/// extension).
+pub(super) fn is_javascript(path: &str) -> bool {
+    path.rsplit_once('.').is_some_and(|(_, e)| {
+        ["js", "mjs", "cjs", "jsx", "ts", "tsx", "mts", "cts"]
+            .iter()
+            .any(|j| e.eq_ignore_ascii_case(j))
+    })
+}
+
 /// The imports of the file at `path` with `text`, by its extension.
 pub(super) fn imports(path: &str, text: &str) -> Imports {
     let ext = path

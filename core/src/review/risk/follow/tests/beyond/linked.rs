@@ -101,6 +101,85 @@ fn a_linked_scripts_neighbours_it_does_not_run_are_code() {
     }
 }
 
+/// Round 35's 35abs, 35absh, 35absd, 35absn: a script behind a link
+/// whose target is absolute (`/proc/self/cwd/scripts/check.py` is the
+/// checkout's own file wherever it is cloned). The ports cannot read
+/// through it, so what the script runs is not known: every changed file
+/// is named.
+#[test]
+fn a_script_behind_an_absolute_link_names_every_file() {
+    let py = tasks("python3 tools/check.py");
+    let js = tasks("node tools/run.js");
+    let scripts = [
+        ("scripts/check.py", "import json\nimport helper\n"),
+        ("scripts/helper.py", "X = 1\n"),
+        ("lib/run.js", "require('./util');\n"),
+        ("lib/util.js", "1\n"),
+    ];
+    for (task, links, edited) in [
+        (
+            &py,
+            vec![link("tools/check.py", "/proc/self/cwd/scripts/check.py")],
+            "scripts/json.py",
+        ),
+        (
+            &py,
+            vec![link("tools/check.py", "/proc/self/cwd/scripts/check.py")],
+            "scripts/helper.py",
+        ),
+        (
+            &py,
+            vec![link("tools", "/proc/self/cwd/scripts")],
+            "scripts/helper.py",
+        ),
+        (
+            &py,
+            vec![
+                link("tools/check.py", "../mid/check.py"),
+                link("mid", "/proc/self/cwd/scripts"),
+            ],
+            "scripts/helper.py",
+        ),
+        (
+            &js,
+            vec![link("tools/run.js", "/proc/self/cwd/lib/run.js")],
+            "lib/util.js",
+        ),
+        (
+            &tasks("run-parts tools/hooks"),
+            vec![link("tools", "/proc/self/cwd/scripts")],
+            "scripts/hooks/a",
+        ),
+    ] {
+        // The ports read nothing behind the absolute link.
+        let tree = with_task(task, &scripts);
+        assert_eq!(tier(&tree, &links, edited), RiskLevel::High, "{edited}");
+    }
+}
+
+/// Round 35's 35lf: a shell script reached through a link reads its
+/// words from where it runs, not from the link's target (only Python's
+/// script directory and Node's imports resolve there).
+#[test]
+fn a_linked_shell_scripts_words_are_read_from_where_it_runs() {
+    let sh = tasks("bash tools/run.sh");
+    let tree = with_task(
+        &sh,
+        &[
+            ("tools/run.sh", "cat conf/settings.txt\n"),
+            ("scripts/run.sh", "cat conf/settings.txt\n"),
+            ("conf/settings.txt", "x\n"),
+            ("scripts/conf/settings.txt", "x\n"),
+        ],
+    );
+    let links = [link("tools/run.sh", "../scripts/run.sh")];
+    assert_ne!(
+        tier(&tree, &links, "scripts/conf/settings.txt"),
+        RiskLevel::High
+    );
+    assert_eq!(tier(&tree, &links, "conf/settings.txt"), RiskLevel::High);
+}
+
 /// A script reached through more links than the policy follows could
 /// run from anywhere: every changed file is named.
 #[test]
