@@ -315,6 +315,7 @@ fn push(
         &updates,
         &ReceiveScope::Hook {
             remote: "/srv/repo.git".into(),
+            default_branch: Vec::new(),
         },
         signature_policy(git, port),
     )

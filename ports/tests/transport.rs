@@ -33,8 +33,15 @@ fn update(old: Option<&CommitId>, new: Option<&CommitId>, refname: &str) -> Rece
 }
 
 fn hook() -> ReceiveScope {
+    hook_at(&[])
+}
+
+/// The server hook whose default branch is at `default_branch` (what a
+/// new protected ref is measured against).
+fn hook_at(default_branch: &[CommitId]) -> ReceiveScope {
     ReceiveScope::Hook {
         remote: "/srv/repo.git".into(),
+        default_branch: default_branch.to_vec(),
     }
 }
 
@@ -430,7 +437,7 @@ fn the_server_gate_accepts_a_reviewed_push_on_the_authority_its_notes_carry() {
             update(None, Some(&tip), "refs/heads/topic"),
             update(None, Some(&pushed), NOTES_REF),
         ],
-        &hook(),
+        &hook_at(std::slice::from_ref(&base)),
         accept_all,
     )
     .unwrap();
@@ -647,7 +654,7 @@ fn only_protected_refs_are_judged_at_the_hook_and_every_update_in_ci() {
 }
 
 #[test]
-fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are_judged() {
+fn a_new_protected_ref_is_measured_against_the_default_branch_and_deletions_are_judged() {
     let w = world();
     let (git, base, parked) = unreviewed_commit(&w);
     // The server holds `main` at the base and a tag at the unreviewed
@@ -655,8 +662,9 @@ fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are
     git.advertise(&[(MAIN, base.clone()), ("refs/tags/park", parked.clone())]);
     let scratch = InMemoryStore::new();
     let store = WithAttestations::new(&scratch);
+    let scope = hook_at(std::slice::from_ref(&base));
     let gate = |updates: &[ReceiveUpdate]| {
-        drivers::pre_receive(&git, &store, updates, &hook(), accept_all).unwrap()
+        drivers::pre_receive(&git, &store, updates, &scope, accept_all).unwrap()
     };
     // A new protected branch at the parked commit delivers it: the tag
     // vouches for nothing.
@@ -688,12 +696,14 @@ fn a_new_protected_ref_is_measured_against_protected_refs_only_and_deletions_are
     let (decision, _, _) = judged(gate(&[update(Some(&base), None, MAIN)]));
     assert_eq!(decision, "allow");
     git.allow_protected_deletion(false);
-    // Protected tags: a protected tag vouches for what it holds, and a
-    // new tag's push is judged.
+    // Protected tags: a new tag's push is judged, and a protected tag
+    // vouches for nothing beyond the default branch (red team round 36:
+    // what it alone holds was judged under the signers of then), so a
+    // new branch at what only the tag holds is judged too.
     git.protect(&["refs/heads/*", "refs/tags/*"]);
     judged_as(
         gate(&[update(None, Some(&parked), "refs/heads/release")]),
-        ("allow", "nothing_delivered"),
+        ("deny", "receipt_missing"),
     );
     git.advertise(&[(MAIN, base.clone())]);
     judged_as(

@@ -478,6 +478,10 @@ pub enum ReceiveScope {
     Hook {
         /// This repository's own path, as `ls-remote` is given it.
         remote: String,
+        /// The default branch's tips ([`probity_core::review::new_ref_policy_bases`]):
+        /// a new protected ref is measured against the history they hold
+        /// alone ([`Vouching::Governed`]).
+        default_branch: Vec<CommitId>,
     },
     /// CI over a pushed range: every given update is judged.
     Range,
@@ -545,7 +549,7 @@ where
         Err(d) => return Ok(PreReceive::Denied(d)),
     };
     let (judged, published): (Vec<&ReceiveUpdate>, Vouching) = match scope {
-        ReceiveScope::Hook { .. } => {
+        ReceiveScope::Hook { default_branch, .. } => {
             if let Some(d) = super::notes_update::left_to_notes(git, updates, notes.as_ref())? {
                 return Ok(PreReceive::Denied(d));
             }
@@ -579,10 +583,16 @@ where
                 .iter()
                 .filter(|u| u.new.is_some() && is_protected(&globs, &u.refname))
                 .collect();
-            // Only protected refs vouch for published history here: a
-            // commit is judged when it first becomes reachable from one,
-            // whatever tag or unprotected branch already held it.
-            (judged, Vouching::Protected(globs.clone()))
+            // Only the default branch vouches for published history here:
+            // a commit is judged when it first becomes reachable from a
+            // protected ref, whatever tag or unprotected branch already
+            // held it, and again when a new protected ref brings what
+            // another protected branch alone holds (red team round 36).
+            let published = Vouching::Governed {
+                globs: globs.clone(),
+                tips: default_branch.clone(),
+            };
+            (judged, published)
         }
         ReceiveScope::Range => (
             updates.iter().filter(|u| u.new.is_some()).collect(),
@@ -590,7 +600,7 @@ where
         ),
     };
     let remote = match scope {
-        ReceiveScope::Hook { remote } => remote.clone(),
+        ReceiveScope::Hook { remote, .. } => remote.clone(),
         ReceiveScope::Range => String::new(),
     };
     // What a new ref is measured against, for the import: the vouching

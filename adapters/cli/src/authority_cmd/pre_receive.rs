@@ -31,7 +31,9 @@ use probity_core::review::{
 use probity_git::Repo;
 
 use super::policy_judge::signature_policy;
-use super::receive_refs::{PolicyBases, judged_name, policy_bases, unborn_head_creation};
+use super::receive_refs::{
+    PolicyBases, default_branch, judged_name, policy_bases, unborn_head_creation,
+};
 use probity_ports::review::{
     self as drivers, BundlePolicy, PreReceive, ReceiveDenial, ReceiveScope,
 };
@@ -644,8 +646,18 @@ pub(super) fn pre_receive(
                 u.refname = judged_name(&repo, &u.refname, &globs)?;
             }
             let remote = repo.git_dir().to_string_lossy().into_owned();
+            let judged = updates
+                .iter()
+                .any(|u| u.new.is_some() && probity_core::review::is_protected(&globs, &u.refname));
+            let default_branch = default_branch(&repo, &globs, judged)?;
             hook_globs = Some(globs);
-            (updates, ReceiveScope::Hook { remote })
+            (
+                updates,
+                ReceiveScope::Hook {
+                    remote,
+                    default_branch,
+                },
+            )
         }
     };
     if hook && let Some(d) = unborn_head_creation(&repo, &updates)? {
@@ -655,7 +667,9 @@ pub(super) fn pre_receive(
     let scratch = scratch_store();
     let from = match scope {
         ReceiveScope::Range => PolicyBases::Given(&given),
-        ReceiveScope::Hook { .. } => PolicyBases::Hook,
+        ReceiveScope::Hook {
+            ref default_branch, ..
+        } => PolicyBases::Hook(default_branch),
     };
     let bases = policy_bases(&repo, &updates, from)?;
     let answer = drivers::pre_receive(

@@ -12,10 +12,8 @@ use crate::output::{CliError, ErrorKind};
 
 /// Where an update's policy bases come from besides its old tip.
 pub(super) enum PolicyBases<'a> {
-    /// The hook: the repository's default branch (`HEAD`, read exactly),
-    /// or every protected tip when `HEAD` names no commit holding a policy
-    /// ([`probity_core::review::new_ref_policy_bases`]).
-    Hook,
+    /// The hook: the repository's default branch ([`default_branch`]).
+    Hook(&'a [CommitId]),
     /// The CI range form, whose checkout's `HEAD` is the pushed commit,
     /// never the default branch: the commits `--policy-base` names.
     Given(&'a [CommitId]),
@@ -40,31 +38,11 @@ pub(super) fn policy_bases(
         })
         .collect();
     let default_branch = match from {
-        PolicyBases::Given(bases) => bases.to_vec(),
-        PolicyBases::Hook if judged.is_empty() => Vec::new(),
-        PolicyBases::Hook => {
-            // `HEAD` itself, never a pushed tag or branch spelled `HEAD`
-            // that git's lookup rules would also match (or take for an
-            // unborn `HEAD`).
-            let head = repo.exact_commit("HEAD").map_err(repo_err)?;
-            let head = match head {
-                Some(h) if super::policy_gate::holds_policy(repo, &h)? => {
-                    DefaultBranch::Governed(h)
-                }
-                _ => DefaultBranch::Ungoverned,
-            };
-            let tips = if head == DefaultBranch::Ungoverned {
-                repo.own_tips().map_err(repo_err)?
-            } else {
-                Vec::new()
-            };
-            probity_core::review::new_ref_policy_bases(head, &tips, &globs)
-        }
+        PolicyBases::Given(bases) | PolicyBases::Hook(bases) => bases,
     };
     let mut bases = Vec::new();
     for u in judged {
-        for b in
-            probity_core::review::protected_update_policy_bases(u.old.as_ref(), &default_branch)
+        for b in probity_core::review::protected_update_policy_bases(u.old.as_ref(), default_branch)
         {
             if !bases.contains(&b) {
                 bases.push(b);
@@ -72,6 +50,37 @@ pub(super) fn policy_bases(
         }
     }
     Ok(bases)
+}
+
+/// The repository's default branch at the hook: `HEAD`'s commit, read
+/// exactly, when it holds the repository policy; else every protected tip
+/// ([`probity_core::review::new_ref_policy_bases`]). Each protected
+/// update's policy is read there, and a new protected ref is measured
+/// against what it holds (red team round 36). Nothing is read for a push
+/// that updates no protected ref (`judged`: whether one does).
+pub(super) fn default_branch(
+    repo: &Repo,
+    globs: &[String],
+    judged: bool,
+) -> Result<Vec<CommitId>, CliError> {
+    if !judged {
+        return Ok(Vec::new());
+    }
+    // `HEAD` itself, never a pushed tag or branch spelled `HEAD` that
+    // git's lookup rules would also match (or take for an unborn `HEAD`).
+    let head = repo.exact_commit("HEAD").map_err(repo_err)?;
+    let head = match head {
+        Some(h) if super::policy_gate::holds_policy(repo, &h)? => DefaultBranch::Governed(h),
+        _ => DefaultBranch::Ungoverned,
+    };
+    let tips = if head == DefaultBranch::Ungoverned {
+        repo.own_tips().map_err(repo_err)?
+    } else {
+        Vec::new()
+    };
+    Ok(probity_core::review::new_ref_policy_bases(
+        head, &tips, globs,
+    ))
 }
 
 /// The hook's refusal of a push that creates the branch an unborn `HEAD`

@@ -71,9 +71,22 @@ pub enum Vouching {
     /// Every branch and tag the remote advertises (a client's pre-push
     /// gate: what the remote holds is not delivered again).
     Advertised,
-    /// Only refs a `probity.protectedRefs` glob matches (the server gate;
-    /// the globs as configured, empty for the default `refs/heads/*`).
+    /// Only refs a `probity.protectedRefs` glob matches (the globs as
+    /// configured, empty for the default `refs/heads/*`).
     Protected(Vec<String>),
+    /// The server gate: only the protected refs whose tip is one of
+    /// `tips`, the default branch's ([`super::super::new_ref_policy_bases`]:
+    /// its tip when it holds the repository policy, else every protected
+    /// tip). What another protected branch alone holds was judged when it
+    /// got there, under the signers and policy of then; a new protected
+    /// ref brings it where today's apply, so it is judged again (red team
+    /// round 36's 36rn, 36rp: work staged before a revocation).
+    Governed {
+        /// The protected-ref globs, as for [`Vouching::Protected`].
+        globs: Vec<String>,
+        /// The default branch's tips.
+        tips: Vec<CommitId>,
+    },
 }
 
 impl Vouching {
@@ -81,7 +94,18 @@ impl Vouching {
     pub fn vouches(&self, name: &str) -> bool {
         match self {
             Vouching::Advertised => true,
-            Vouching::Protected(globs) => is_protected(globs, name),
+            Vouching::Protected(globs) | Vouching::Governed { globs, .. } => {
+                is_protected(globs, name)
+            }
+        }
+    }
+
+    /// Whether a vouching ref at `tip` vouches for what it holds (under
+    /// [`Vouching::Governed`], only at a default branch's tip).
+    pub fn vouches_at(&self, tip: &CommitId) -> bool {
+        match self {
+            Vouching::Governed { tips, .. } => tips.contains(tip),
+            Vouching::Advertised | Vouching::Protected(_) => true,
         }
     }
 }
@@ -97,7 +121,11 @@ pub fn published_tips(
 ) -> Vec<CommitId> {
     advertised
         .into_iter()
-        .filter(|(name, _)| published.vouches(name) && !touched.contains(&name.as_str()))
+        .filter(|(name, tip)| {
+            published.vouches(name)
+                && published.vouches_at(tip)
+                && !touched.contains(&name.as_str())
+        })
         .map(|(_, c)| c)
         .collect()
 }
@@ -128,6 +156,6 @@ pub fn new_ref_delivery(listed: &DeliveredRange, published: &Vouching) -> NewRef
     }
     match published {
         Vouching::Advertised => NewRefDelivery::OwnTip,
-        Vouching::Protected(_) => NewRefDelivery::AlreadyPublished,
+        Vouching::Protected(_) | Vouching::Governed { .. } => NewRefDelivery::AlreadyPublished,
     }
 }

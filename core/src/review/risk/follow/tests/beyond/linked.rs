@@ -6,9 +6,28 @@
 //! the script through the link; v12 reads it from the real directory too.
 
 use super::*;
-use crate::review::fixtures::text_change;
 use crate::review::ids::RepoPath;
 use crate::review::risk::{RiskLevel, Symlink, TreeInputs, ports_read_linked};
+use crate::review::snapshot::{ChangedFile, FileMode, LineCount};
+
+/// The agent's new text file at `path`.
+fn added(path: &str) -> ChangedFile {
+    ChangedFile {
+        path: RepoPath::parse(path).expect("a repository path"),
+        old_mode: None,
+        new_mode: Some(FileMode::Regular),
+        lines: LineCount::Text {
+            added: 1,
+            removed: 0,
+        },
+        text_lines: 1,
+        base_content: CandidateContent::Absent,
+        content: CandidateContent::Bytes {
+            bytes: b"x = 1\n".to_vec(),
+            complete: true,
+        },
+    }
+}
 
 fn link(path: &str, target: &str) -> Symlink {
     Symlink {
@@ -26,7 +45,7 @@ fn tier(tree: &[(&str, &str)], links: &[Symlink], edited: &str) -> RiskLevel {
         .map(|(p, text)| ((*p).to_string(), text.as_bytes().to_vec()))
         .collect();
     let read = ports_read_linked(&held, links).expect("the steps end");
-    let files = [text_change(edited, 1, 0, "x = 1\n")];
+    let files = [added(edited)];
     let trees = TreeInputs {
         links,
         configs: &read,
