@@ -13,6 +13,10 @@
 //! What this cannot prove: that the check ran at all. The document is the
 //! word of whoever ran it; a `probity-check` role whose signature the
 //! policy demands (a CI principal that re-ran it) is what vouches for that.
+//! Nor that the check means what it says: it runs the tree under review.
+//! The files its argv names are its definition, so a change to one is
+//! high ([`RepoChecks::floor_reasons`], D-R178); what they import, and
+//! the code they test, can still make it pass.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -68,6 +72,27 @@ pub struct RepoChecks {
     doc: ChecksDocument,
     /// Per check, its parsed globs (`None`: the glob that means everything).
     globs: Vec<Vec<Option<Glob>>>,
+}
+
+/// The repository path an argv item names, if it names one: the item
+/// itself, or what follows an option's `=` (`--config=ci/check.toml`),
+/// read from the repository's root with `./` and empty components
+/// dropped; `None` for an absolute path, one that climbs (`..`), or an
+/// option (`-q`). A program on `PATH` (`pytest`) names the root file of
+/// that name, which a change rarely holds (and which would then run).
+fn argv_path(item: &str) -> Option<String> {
+    let word = item.rsplit_once('=').map_or(item, |(_, v)| v);
+    if word.starts_with('/') || word.starts_with('-') {
+        return None;
+    }
+    let parts: Vec<&str> = word
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    if parts.is_empty() || parts.contains(&"..") {
+        return None;
+    }
+    Some(parts.join("/"))
 }
 
 /// Why a checks document is refused (`policy_invalid`: it is part of the
@@ -242,6 +267,27 @@ impl RepoChecks {
             .collect()
     }
 
+    /// The floor the checks give a change of `paths` (red team round 37's
+    /// 37ck1): a check's argv names its program and the files it reads
+    /// (`python3 scripts/check.py`, `--config=ci/check.toml`), which sit
+    /// in the tree under review; a change to one of them decides what its
+    /// own check says, so it is `policy_floor:required_check#<i>` for
+    /// check `i`, high. What those files import or run in turn is code
+    /// the check runs, as the code it tests is: not part of its
+    /// definition.
+    pub fn floor_reasons(&self, paths: &[&str]) -> Vec<crate::review::risk::RiskReason> {
+        let mut out = Vec::new();
+        for (i, check) in self.doc.checks.iter().enumerate() {
+            let named: Vec<String> = check.argv.iter().filter_map(|a| argv_path(a)).collect();
+            if paths.iter().any(|p| named.iter().any(|n| n == p)) {
+                out.push(crate::review::risk::RiskReason::PolicyFloor(format!(
+                    "required_check#{i}"
+                )));
+            }
+        }
+        out
+    }
+
     /// Whether an approved review (`lineage`) of a change of `paths` rests
     /// on the checks they require. `evidence`: the command evidence
     /// document its bundle carries for it (bound to its evidence hash and
@@ -314,6 +360,34 @@ mod tests {
             output_bytes: 0,
             tree: Some(TreeId::parse("a".repeat(40)).unwrap()),
         }
+    }
+
+    /// 37ck1: the files a check's argv names are its definition; what
+    /// it tests is not.
+    #[test]
+    fn a_change_to_what_a_checks_argv_names_is_high() {
+        let c = RepoChecks::parse(
+            br#"{"schema":"probity-checks/v1","checks":[
+            {"name":"unit","paths":["src/**"],"argv":["cargo","test"]},
+            {"name":"py","paths":["**"],"argv":["python3","./scripts//check.py","--config=ci/check.toml","-q"]},
+            {"name":"out","paths":["**"],"argv":["sh","/etc/x.sh","../up.sh"]}]}"#,
+        )
+        .unwrap();
+        let floor = |paths: &[&str]| {
+            c.floor_reasons(paths)
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            floor(&["scripts/check.py"]),
+            ["policy_floor:required_check#1"]
+        );
+        assert_eq!(floor(&["ci/check.toml"]), ["policy_floor:required_check#1"]);
+        for tested in ["src/lib.rs", "scripts/lib.py", "etc/x.sh", "up.sh", "q"] {
+            assert!(floor(&[tested]).is_empty(), "{tested}");
+        }
+        assert_eq!(floor(&["cargo"]), ["policy_floor:required_check#0"]);
     }
 
     #[test]

@@ -9,11 +9,13 @@ use probity_core::review::TreeId;
 use probity_core::review::{RunConfig, TreeInputs};
 
 pub(crate) use super::run_configs::{attribute_files, run_configs};
+use probity_core::review::{
+    CHECKS_PATH, MAX_CHECKS_BYTES, MAX_POLICY_BYTES, POLICY_PATH, RepoChecks, RepoPolicy,
+};
 use probity_core::review::{CandidateObservation, DiffAnchor, FrozenCandidate};
 use probity_core::review::{CommitId, LineageId, NonBlank};
 use probity_core::review::{EscalatedChange, escalation_covers, successor, successor_observation};
 use probity_core::review::{FirstRecord, RecoverRequest, ScopeEvidence, Successor};
-use probity_core::review::{MAX_POLICY_BYTES, POLICY_PATH, RepoPolicy};
 use probity_core::review::{MAX_RANGE_COMMITS, RangeCommit, StackError, stack_order};
 use probity_core::review::{ReviewState, StartInput, StateRecord};
 use probity_core::review::{RiskPolicy, RiskReason, Symlink};
@@ -442,15 +444,25 @@ pub fn base_policy<G: GitPort + ?Sized>(
 }
 
 /// The floor the policy of `base` gives `changed`, files from it (empty
-/// without a policy).
+/// without a policy), and the floor its required checks give them (a
+/// file a check's argv names: red team round 37's 37ck1). A checks
+/// document that does not parse gives none here: every gate refuses it
+/// (`policy_invalid`).
 pub(super) fn policy_floor<G: GitPort + ?Sized>(
     git: &G,
     base: &TreeId,
     changed: &[ChangedFile],
 ) -> Result<Vec<RiskReason>, ReviewError> {
-    Ok(base_policy(git, base)?
+    let mut floor = base_policy(git, base)?
         .map(|p| p.floor_reasons(changed))
-        .unwrap_or_default())
+        .unwrap_or_default();
+    if let Some(bytes) = git.read_path(base, CHECKS_PATH, MAX_CHECKS_BYTES)?
+        && let Ok(checks) = RepoChecks::parse(&bytes)
+    {
+        let paths: Vec<&str> = changed.iter().map(|f| f.path.as_str()).collect();
+        floor.extend(checks.floor_reasons(&paths));
+    }
+    Ok(floor)
 }
 
 /// What the newest risk policy reads from the observed base and candidate

@@ -310,6 +310,27 @@ pub fn check_required_checks(
         })?;
         let paths: Vec<&str> = paths.iter().map(|p| p.as_str()).collect();
         let evidence = bundle.evidence_of(record);
+        // A change to what a check's argv names is high (red team round
+        // 37's 37ck1): a review that froze a lower tier understates it.
+        let level = s.frozen().risk_level;
+        for c in checks {
+            let floor = c.checks.floor_reasons(&paths);
+            if !floor.is_empty() && level != probity_core::review::RiskLevel::High {
+                let reasons: Vec<String> = floor.iter().map(ToString::to_string).collect();
+                return Err(deny(
+                    "policy_floor_unmet",
+                    format!(
+                        "review {} froze {} risk, but its change touches what a required check runs ({}; the required checks at {}; bundle of {})",
+                        s.lineage_id(),
+                        level.name(),
+                        reasons.join(", "),
+                        c.base,
+                        bundle.lineage_id
+                    ),
+                    "start_commit_review",
+                ));
+            }
+        }
         for c in checks {
             c.checks
                 .check_approval(s.lineage_id().as_str(), &paths, evidence)
@@ -421,8 +442,9 @@ pub fn check_bundle<P: SshSignatures>(
             })?;
         }
         // A review resting on a maintainer's act (a recovery of an
-        // escalation, a dispute) needs the policy's `authorize` roles too.
-        let after_authorized_act = record.state().rests_on_authorized_act();
+        // escalation, a dispute) anywhere in its chain needs the policy's
+        // `authorize` roles too (red team round 37's 37ei).
+        let after_authorized_act = bundle.chain_rests_on_authorized_act(record);
         for p in policies {
             let roles = p.policy.roles_for(level, after_authorized_act);
             if roles.is_empty() {

@@ -424,6 +424,22 @@ impl Bundle {
         self.records.last()
     }
 
+    /// Whether `record`'s review rests on a maintainer's act anywhere in
+    /// its chain (red team round 37's 37ei): it or a record before it
+    /// follows an authorized recovery of an escalation, or judged with a
+    /// dispute ([`crate::review::ReviewState::rests_on_authorized_act`]).
+    /// A successor of an invalidated successor of an authorized recovery
+    /// still carries the escalation the act let through; a record this
+    /// bundle does not hold is judged on its own.
+    pub fn chain_rests_on_authorized_act(&self, record: &StateRecord) -> bool {
+        let Some(at) = self.records.iter().position(|r| r == record) else {
+            return record.state().rests_on_authorized_act();
+        };
+        self.records[..=at]
+            .iter()
+            .any(|r| r.state().rests_on_authorized_act())
+    }
+
     /// The chain, link by link, its receipts and envelopes (the counts and
     /// the digest are checked before: on the wire when reading, by
     /// construction when building).
