@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 
 use probity_core::review::fixtures;
-use probity_core::review::{ChangedFile, Matching};
+use probity_core::review::{ChangedFile, Matching, RepoPath, RiskPolicy, Symlink, TreeInputs};
 
 /// Words of commands, scripts and imports.
 const WORDS: &[&str] = &[
@@ -249,6 +249,19 @@ fn configuration(kind: usize, command: &str) -> (String, String) {
     (path.to_string(), text)
 }
 
+/// Where the property's links are, and what they point at (relative,
+/// a directory, a chain's next link, absolute, out of the tree).
+const LINKS: &[&str] = &["tools/run", "tools/a.sh", "tools/x", "lib", "scripts/run.sh", "l0"];
+const TARGETS: &[&str] = &[
+    "../scripts/run.sh",
+    "../lib",
+    "../l0/run.sh",
+    "tools",
+    "/proc/self/cwd/tools/a.sh",
+    "../../outside",
+    "x.py",
+];
+
 /// A one-line change of `path`.
 fn changed(path: &str) -> ChangedFile {
     fixtures::text_change(path, 1, 0, "x\n")
@@ -291,6 +304,42 @@ proptest! {
 
         let held = fixtures::following_holds(&files, &read, cut.index(read.len().max(1)));
         prop_assert!(held.is_ok(), "{}", held.err().unwrap_or_default());
+    }
+
+    /// The trees' links only raise the tier (red team rounds 33 and 35):
+    /// a file read through a link is also read from where it resolves, a
+    /// path behind an absolute target names every file, and the changed
+    /// file is also rated at the paths links reach it from.
+    #[test]
+    fn the_trees_links_only_raise_the_tier(
+        (kind, command) in (0..CONFIGS.len(), script()),
+        files in prop::collection::vec((0..FILES.len(), script()), 0..5),
+        links in prop::collection::vec((0..LINKS.len(), 0..TARGETS.len()), 0..4),
+        change in 0..CHANGED.len(),
+    ) {
+        let mut tree: BTreeMap<String, Vec<u8>> = files
+            .into_iter()
+            .map(|(p, text)| (FILES[p].to_string(), text.into_bytes()))
+            .collect();
+        let (path, text) = configuration(kind, &command);
+        tree.insert(path, text.into_bytes());
+        let links: Vec<Symlink> = links
+            .into_iter()
+            .filter_map(|(l, t)| {
+                Some(Symlink {
+                    path: RepoPath::parse(LINKS[l]).ok()?,
+                    target: TARGETS[t].as_bytes().to_vec(),
+                })
+            })
+            .collect();
+        let files = [changed(CHANGED[change])];
+        let tier = |links: &[Symlink]| {
+            let read = fixtures::ports_read_linked(&tree, links).unwrap_or_default();
+            let trees = TreeInputs { links, configs: &read, attributes: &[] };
+            RiskPolicy::newest().classify_in(&files, 1, trees).level()
+        };
+        let (without, with) = (tier(&[]), tier(&links));
+        prop_assert!(with.rank() >= without.rank(), "{:?} -> {:?} with {:?}", without, with, links);
     }
 
     /// A listing by name keeps a file below its directory by the file's
