@@ -251,7 +251,14 @@ fn configuration(kind: usize, command: &str) -> (String, String) {
 
 /// Where the property's links are, and what they point at (relative,
 /// a directory, a chain's next link, absolute, out of the tree).
-const LINKS: &[&str] = &["tools/run", "tools/a.sh", "tools/x", "lib", "scripts/run.sh", "l0"];
+const LINKS: &[&str] = &[
+    "tools/run",
+    "tools/a.sh",
+    "tools/x",
+    "lib",
+    "scripts/run.sh",
+    "l0",
+];
 const TARGETS: &[&str] = &[
     "../scripts/run.sh",
     "../lib",

@@ -101,3 +101,35 @@ fn the_server_holds_a_review_to_the_checks_of_the_default_branch() {
     assert!(err.contains("required_check#0"), "{err}");
     assert_eq!(rev(&t.f, &t.server, "refs/heads/feature"), None);
 }
+
+/// Red team round 38's 38ckc, 38ckd, 38ckm: the program spelled another
+/// way (a shell's `-c` string, a directory Python runs, a module): a
+/// change to it is high all the same.
+#[test]
+fn a_check_program_spelled_another_way_is_its_definition_too() {
+    for (argv, program) in [
+        (
+            r#"["sh","-c","python3 scripts/check.py"]"#,
+            "scripts/check.py",
+        ),
+        (r#"["python3","scripts"]"#, "scripts/__main__.py"),
+        (r#"["python3","-m","scripts.check"]"#, "scripts/check.py"),
+    ] {
+        let checks = format!(
+            r#"{{"schema":"probity-checks/v1","checks":[{{"name":"tests","paths":["src/**","scripts/**"],"argv":{argv}}}]}}"#
+        );
+        let t = Team::serve(
+            &policy_json(),
+            &[
+                (".probity/checks.json", checks.as_str()),
+                (program, "import sys\nsys.exit(0)\n"),
+            ],
+            "the team's policy and its required check",
+        );
+        write_medium_change(&t.f);
+        t.f.write(program, "import sys\nprint('payload')\nsys.exit(0)\n")
+            .unwrap();
+        let st = probity_ok(t.f.root(), &["start"]);
+        assert_risk(&st.json, "high", "policy_floor:required_check#0");
+    }
+}

@@ -16,8 +16,13 @@ use support::*;
 
 /// The team's server with tags protected beside every branch.
 fn team_with_tags_protected() -> Team {
+    team_protecting(&["refs/heads/*", "refs/tags/*"])
+}
+
+/// The team's server protecting `globs`.
+fn team_protecting(globs: &[&str]) -> Team {
     let t = Team::new();
-    for glob in ["refs/heads/*", "refs/tags/*"] {
+    for glob in globs {
         t.f.git_in(
             &t.server,
             &["config", "--add", "probity.protectedRefs", glob],
@@ -25,6 +30,17 @@ fn team_with_tags_protected() -> Team {
         .unwrap();
     }
     t
+}
+
+/// The agent's staged work, then its revocation on `main`, then a new
+/// protected tag at that work: refused as `roles_unmet`.
+fn the_revoked_work_is_refused_a_new_tag(t: &Team) {
+    let staged = staged_on(t, &t.agent, "feature", "src/staged.rs");
+    revoke_the_agent(t);
+    t.f.git(&["tag", "v9", &staged]).unwrap();
+    let tag = push_no_verify(&t.f, &["origin", "refs/tags/v9"]).unwrap_err();
+    assert!(tag.contains("DENY: roles_unmet"), "{tag}");
+    assert_eq!(rev(&t.f, &t.server, "refs/tags/v9"), None);
 }
 
 /// `key` signs a medium change that lands on the protected branch
@@ -96,4 +112,34 @@ fn new_protected_refs_over_current_authority_land() {
     let to = format!("{by_ci}:refs/heads/release");
     push_no_verify(&t.f, &["origin", &to]).unwrap();
     assert_eq!(rev(&t.f, &t.server, "refs/heads/release"), Some(by_ci));
+}
+
+/// Red team round 38's 38hw: the server's `HEAD` is unborn (a bare
+/// repository made with git's default `master` while the team pushes
+/// `main`); nothing governs, and a new protected ref is measured against
+/// what every protected ref holds: the revoked work is still refused.
+#[test]
+fn with_an_unborn_head_revoked_work_does_not_reach_a_new_protected_ref() {
+    let t = team_with_tags_protected();
+    t.f.git_in(&t.server, &["symbolic-ref", "HEAD", "refs/heads/master"])
+        .unwrap();
+    the_revoked_work_is_refused_a_new_tag(&t);
+}
+
+/// 38hv: `HEAD` names `master`, which no glob protects (anyone may move
+/// it, and put any policy there): it governs nothing, and the revoked
+/// work is refused. Beside it (round 38's L7), a tag on `main`'s reviewed
+/// tip lands, as `HEAD` names a branch left at the first commit.
+#[test]
+fn with_head_on_an_unprotected_branch_revoked_work_does_not_reach_a_new_protected_ref() {
+    let t = team_protecting(&["refs/heads/main", "refs/heads/feature", "refs/tags/*"]);
+    let first = t.server_main().unwrap();
+    push_no_verify(&t.f, &["origin", &format!("{first}:refs/heads/master")]).unwrap();
+    t.f.git_in(&t.server, &["symbolic-ref", "HEAD", "refs/heads/master"])
+        .unwrap();
+    the_revoked_work_is_refused_a_new_tag(&t);
+    let main = t.server_main().unwrap();
+    t.f.git(&["tag", "v1", &main]).unwrap();
+    push_no_verify(&t.f, &["origin", "refs/tags/v1"]).unwrap();
+    assert_eq!(rev(&t.f, &t.server, "refs/tags/v1^{commit}"), Some(main));
 }

@@ -198,6 +198,38 @@ impl Repo {
         }
     }
 
+    /// The best common ancestors of all of `commits` (`git merge-base
+    /// --octopus --all`): every commit reachable from one of them is
+    /// reachable from each of `commits`. One commit is its own; none, or
+    /// commits without a common ancestor, have none.
+    pub fn common_ancestors(&self, commits: &[CommitId]) -> Result<Vec<CommitId>, GitError> {
+        match commits {
+            [] => return Ok(Vec::new()),
+            [one] => return Ok(vec![one.clone()]),
+            _ => {}
+        }
+        let mut args: Vec<OsString> = vec!["merge-base".into(), "--octopus".into(), "--all".into()];
+        args.extend(commits.iter().map(|c| OsString::from(c.as_str())));
+        let out = self.git().output(self.root(), &args, &[], None)?;
+        match out.status.code() {
+            Some(0) => String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .map(|l| {
+                    CommitId::parse(l.trim()).map_err(|e| GitError::Parse {
+                        args: "merge-base --octopus".into(),
+                        detail: e.to_string(),
+                    })
+                })
+                .collect(),
+            Some(1) => Ok(Vec::new()),
+            _ => Err(GitError::Failed {
+                args: "merge-base --octopus".into(),
+                status: out.status.to_string(),
+                stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+            }),
+        }
+    }
+
     /// [`Repo::is_ancestor`]'s walk: `Some` when the object reader
     /// settles it within [`ANCESTRY_WALK`] commits (`ancestor` met, or
     /// `descendant`'s whole history read without it), `None` otherwise.

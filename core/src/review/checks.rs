@@ -74,7 +74,45 @@ pub struct RepoChecks {
     globs: Vec<Vec<Option<Glob>>>,
 }
 
-/// The repository path an argv item names, if it names one: the item
+/// The repository paths an argv names: each item split into words as a
+/// shell splits a `-c` string (at white space, quotes and operators), and
+/// each word read by [`argv_path`]; a word after `-m` (or `-m` glued to
+/// it) is a Python module, naming its file, its package directory and
+/// the `__init__.py` of each package above it.
+fn argv_paths(argv: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut module_next = false;
+    for item in argv {
+        let words = item
+            .split(|c: char| c.is_whitespace() || "'\"`;|&()<>".contains(c))
+            .filter(|w| !w.is_empty());
+        for word in words {
+            let module = if module_next {
+                Some(word)
+            } else {
+                word.strip_prefix("-m")
+                    .filter(|m| !m.is_empty() && !m.starts_with('-'))
+            };
+            module_next = word == "-m";
+            if let Some(m) = module {
+                let dotted: Vec<&str> = m.split('.').filter(|p| !p.is_empty()).collect();
+                if !dotted.is_empty() && !dotted.iter().any(|p| p.contains('/')) {
+                    let path = dotted.join("/");
+                    out.push(format!("{path}.py"));
+                    out.push(path);
+                    for k in 1..dotted.len() {
+                        out.push(format!("{}/__init__.py", dotted[..k].join("/")));
+                    }
+                }
+                continue;
+            }
+            out.extend(argv_path(word));
+        }
+    }
+    out
+}
+
+/// The repository path an argv word names, if it names one: the word
 /// itself, or what follows an option's `=` (`--config=ci/check.toml`),
 /// read from the repository's root with `./` and empty components
 /// dropped; `None` for an absolute path, one that climbs (`..`), or an
@@ -267,19 +305,29 @@ impl RepoChecks {
             .collect()
     }
 
-    /// The floor the checks give a change of `paths` (red team round 37's
-    /// 37ck1): a check's argv names its program and the files it reads
-    /// (`python3 scripts/check.py`, `--config=ci/check.toml`), which sit
-    /// in the tree under review; a change to one of them decides what its
-    /// own check says, so it is `policy_floor:required_check#<i>` for
-    /// check `i`, high. What those files import or run in turn is code
-    /// the check runs, as the code it tests is: not part of its
-    /// definition.
+    /// The floor the checks give a change of `paths` (red team rounds 37
+    /// and 38): a check's argv names its program and the files it reads
+    /// (`python3 scripts/check.py`, `--config=ci/check.toml`, a directory
+    /// `python3 scripts` runs, a module `python3 -m scripts.check` runs,
+    /// the words of a shell's `-c` string), which sit in the tree under
+    /// review; a change to one of them, or below a directory one names,
+    /// decides what its own check says, so it is
+    /// `policy_floor:required_check#<i>` for check `i`, high. What those
+    /// files import or run in turn is code the check runs, as the code
+    /// it tests is: not part of its definition.
     pub fn floor_reasons(&self, paths: &[&str]) -> Vec<crate::review::risk::RiskReason> {
         let mut out = Vec::new();
         for (i, check) in self.doc.checks.iter().enumerate() {
-            let named: Vec<String> = check.argv.iter().filter_map(|a| argv_path(a)).collect();
-            if paths.iter().any(|p| named.iter().any(|n| n == p)) {
+            let named = argv_paths(&check.argv);
+            let hit = paths.iter().any(|p| {
+                named.iter().any(|n| {
+                    p == n
+                        || (p.len() > n.len()
+                            && p.starts_with(n.as_str())
+                            && p.as_bytes()[n.len()] == b'/')
+                })
+            });
+            if hit {
                 out.push(crate::review::risk::RiskReason::PolicyFloor(format!(
                     "required_check#{i}"
                 )));
@@ -388,6 +436,39 @@ mod tests {
             assert!(floor(&[tested]).is_empty(), "{tested}");
         }
         assert_eq!(floor(&["cargo"]), ["policy_floor:required_check#0"]);
+        // Round 38: a shell's `-c` string, a directory, a module.
+        let c = RepoChecks::parse(
+            br#"{"schema":"probity-checks/v1","checks":[
+            {"name":"sh","paths":["**"],"argv":["sh","-c","python3 scripts/check.py && echo ok"]},
+            {"name":"dir","paths":["**"],"argv":["python3","tools"]},
+            {"name":"mod","paths":["**"],"argv":["python3","-m","ci.checks.run"]}]}"#,
+        )
+        .unwrap();
+        let floor = |paths: &[&str]| {
+            c.floor_reasons(paths)
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            floor(&["scripts/check.py"]),
+            ["policy_floor:required_check#0"]
+        );
+        assert_eq!(
+            floor(&["tools/__main__.py"]),
+            ["policy_floor:required_check#1"]
+        );
+        for m in [
+            "ci/checks/run.py",
+            "ci/checks/run/__init__.py",
+            "ci/__init__.py",
+            "ci/checks/__init__.py",
+        ] {
+            assert_eq!(floor(&[m]), ["policy_floor:required_check#2"], "{m}");
+        }
+        for tested in ["src/lib.rs", "toolsx/a.py", "ci/other.py"] {
+            assert!(floor(&[tested]).is_empty(), "{tested}");
+        }
     }
 
     #[test]

@@ -206,9 +206,9 @@ pub use server::{
     ServerHookOwner, approved_change, approved_deliveries, check_added_notes,
     check_approvals_not_replayed, check_approvals_on_own_notes, check_default_branch_creation,
     check_deletion, check_left_to_notes, check_note_growth, check_notes_history,
-    check_notes_history_listing, check_notes_update, delivers_the_approved_change, hook_runners,
-    is_authority_ref, may_run, moved_notes, new_ref_policy_bases, note_path_commit, note_paths,
-    notes_listing_base, over_pushed_parents, parse_receive_updates, pre_receive_script,
+    check_notes_history_listing, check_notes_update, default_branch, delivers_the_approved_change,
+    hook_runners, is_authority_ref, may_run, moved_notes, new_ref_policy_bases, note_path_commit,
+    note_paths, notes_listing_base, over_pushed_parents, parse_receive_updates, pre_receive_script,
     protected_update_policy_bases, server_hook_owner, split_notes_updates,
 };
 pub use server::{

@@ -36,6 +36,23 @@ pub enum DefaultBranch {
     Ungoverned,
 }
 
+/// The repository's default branch at a server hook (D-R58, D-R177):
+/// `HEAD`'s commit (`head`, with whether it holds the repository policy)
+/// when `HEAD` names a protected ref (`target`); else ungoverned. An
+/// unborn `HEAD`, one naming a branch `globs` do not protect (anyone
+/// may move it, and put any policy there), or a commit without a
+/// policy governs nothing (red team round 38's 38hw, 38hv, 38hu).
+pub fn default_branch(
+    head: Option<(CommitId, bool)>,
+    target: Option<&str>,
+    globs: &[String],
+) -> DefaultBranch {
+    match (head, target) {
+        (Some((h, true)), Some(t)) if is_protected(globs, t) => DefaultBranch::Governed(h),
+        _ => DefaultBranch::Ungoverned,
+    }
+}
+
 /// The commits a protected ref's creation reads the repository policy
 /// from (D-R58): the default branch's tip when it holds a policy; else
 /// every protected ref's tip the repository holds (`tips`: ref name and

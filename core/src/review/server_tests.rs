@@ -462,6 +462,35 @@ fn a_new_refs_policy_comes_from_head_or_else_every_protected_tip() {
     assert!(new_ref_policy_bases(none(), &[], &[]).is_empty());
 }
 
+/// Red team round 38: `HEAD` governs only when it names a protected ref
+/// whose commit holds the policy.
+#[test]
+fn head_governs_only_from_a_protected_ref_holding_the_policy() {
+    let b = CommitId::parse(B).unwrap();
+    let main = Some("refs/heads/main");
+    let only_main = ["refs/heads/main".to_string()];
+    assert_eq!(
+        default_branch(Some((b.clone(), true)), main, &[]),
+        DefaultBranch::Governed(b.clone())
+    );
+    for (head, target, globs) in [
+        (None, main, &[][..]),
+        (Some((b.clone(), false)), main, &[][..]),
+        (
+            Some((b.clone(), true)),
+            Some("refs/heads/master"),
+            &only_main[..],
+        ),
+        (Some((b.clone(), true)), None, &[][..]),
+    ] {
+        assert_eq!(
+            default_branch(head.clone(), target, globs),
+            DefaultBranch::Ungoverned,
+            "{head:?} {target:?} {globs:?}"
+        );
+    }
+}
+
 #[test]
 fn a_protected_update_answers_to_its_old_tip_and_the_default_branch() {
     let a = CommitId::parse(A).unwrap();

@@ -478,9 +478,10 @@ pub enum ReceiveScope {
     Hook {
         /// This repository's own path, as `ls-remote` is given it.
         remote: String,
-        /// The default branch's tips ([`probity_core::review::new_ref_policy_bases`]):
-        /// a new protected ref is measured against the history they hold
-        /// alone ([`Vouching::Governed`]).
+        /// The default branch's tip when it governs, else the common
+        /// ancestors of every protected tip: a new protected ref is
+        /// measured against the history they hold alone
+        /// ([`Vouching::Governed`]).
         default_branch: Vec<CommitId>,
     },
     /// CI over a pushed range: every given update is judged.

@@ -568,6 +568,8 @@ pub(super) fn pre_receive(
     let mut given = Vec::new();
     // The hook form's protected-ref globs, for what it records (D-R149).
     let mut hook_globs = None;
+    // The hook form's default branch, each protected update's policy bases.
+    let mut hook_policy_bases = Vec::new();
     let (updates, scope) = match (&args.range, &args.refname) {
         (Some(spec), Some(refname)) => {
             if !refname.starts_with("refs/") {
@@ -649,13 +651,14 @@ pub(super) fn pre_receive(
             let judged = updates
                 .iter()
                 .any(|u| u.new.is_some() && probity_core::review::is_protected(&globs, &u.refname));
-            let default_branch = default_branch(&repo, &globs, judged)?;
+            let tips = default_branch(&repo, &globs, judged)?;
+            hook_policy_bases = tips.policy;
             hook_globs = Some(globs);
             (
                 updates,
                 ReceiveScope::Hook {
                     remote,
-                    default_branch,
+                    default_branch: tips.vouching,
                 },
             )
         }
@@ -667,9 +670,7 @@ pub(super) fn pre_receive(
     let scratch = scratch_store();
     let from = match scope {
         ReceiveScope::Range => PolicyBases::Given(&given),
-        ReceiveScope::Hook {
-            ref default_branch, ..
-        } => PolicyBases::Hook(default_branch),
+        ReceiveScope::Hook { .. } => PolicyBases::Hook(&hook_policy_bases),
     };
     let bases = policy_bases(&repo, &updates, from)?;
     let answer = drivers::pre_receive(

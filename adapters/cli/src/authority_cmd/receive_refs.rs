@@ -52,35 +52,55 @@ pub(super) fn policy_bases(
     Ok(bases)
 }
 
-/// The repository's default branch at the hook: `HEAD`'s commit, read
-/// exactly, when it holds the repository policy; else every protected tip
-/// ([`probity_core::review::new_ref_policy_bases`]). Each protected
-/// update's policy is read there, and a new protected ref is measured
-/// against what it holds (red team round 36). Nothing is read for a push
+/// The repository's default branch at the hook
+/// ([`probity_core::review::default_branch`]: `HEAD`'s commit, read
+/// exactly, when `HEAD` names a protected ref whose commit holds the
+/// repository policy) as two lists: the commits each protected update's
+/// policy is read from (that commit; else every protected tip,
+/// [`probity_core::review::new_ref_policy_bases`]), and the commits whose
+/// history a new protected ref is measured against (that commit; else
+/// the common ancestors of every protected tip, which every protected
+/// ref holds: red team rounds 36 and 38). Nothing is read for a push
 /// that updates no protected ref (`judged`: whether one does).
 pub(super) fn default_branch(
     repo: &Repo,
     globs: &[String],
     judged: bool,
-) -> Result<Vec<CommitId>, CliError> {
+) -> Result<DefaultBranchTips, CliError> {
     if !judged {
-        return Ok(Vec::new());
+        return Ok(DefaultBranchTips::default());
     }
     // `HEAD` itself, never a pushed tag or branch spelled `HEAD` that
     // git's lookup rules would also match (or take for an unborn `HEAD`).
-    let head = repo.exact_commit("HEAD").map_err(repo_err)?;
-    let head = match head {
-        Some(h) if super::policy_gate::holds_policy(repo, &h)? => DefaultBranch::Governed(h),
-        _ => DefaultBranch::Ungoverned,
+    let head = match repo.exact_commit("HEAD").map_err(repo_err)? {
+        Some(h) => {
+            let holds = super::policy_gate::holds_policy(repo, &h)?;
+            Some((h, holds))
+        }
+        None => None,
     };
+    let target = repo.symbolic_target("HEAD").map_err(repo_err)?;
+    let head = probity_core::review::default_branch(head, target.as_deref(), globs);
     let tips = if head == DefaultBranch::Ungoverned {
         repo.own_tips().map_err(repo_err)?
     } else {
         Vec::new()
     };
-    Ok(probity_core::review::new_ref_policy_bases(
-        head, &tips, globs,
-    ))
+    let policy = probity_core::review::new_ref_policy_bases(head.clone(), &tips, globs);
+    let vouching = match head {
+        DefaultBranch::Governed(_) => policy.clone(),
+        DefaultBranch::Ungoverned => repo.common_ancestors(&policy).map_err(repo_err)?,
+    };
+    Ok(DefaultBranchTips { policy, vouching })
+}
+
+/// What [`default_branch`] answers.
+#[derive(Debug, Default)]
+pub(super) struct DefaultBranchTips {
+    /// The commits the policy of every protected update is read from.
+    pub(super) policy: Vec<CommitId>,
+    /// The commits whose history a new protected ref is measured against.
+    pub(super) vouching: Vec<CommitId>,
 }
 
 /// The hook's refusal of a push that creates the branch an unborn `HEAD`

@@ -74,17 +74,18 @@ pub enum Vouching {
     /// Only refs a `probity.protectedRefs` glob matches (the globs as
     /// configured, empty for the default `refs/heads/*`).
     Protected(Vec<String>),
-    /// The server gate: only the protected refs whose tip is one of
-    /// `tips`, the default branch's ([`super::super::new_ref_policy_bases`]:
-    /// its tip when it holds the repository policy, else every protected
-    /// tip). What another protected branch alone holds was judged when it
-    /// got there, under the signers and policy of then; a new protected
-    /// ref brings it where today's apply, so it is judged again (red team
-    /// round 36's 36rn, 36rp: work staged before a revocation).
+    /// The server gate: only the history of `tips`, the default branch's
+    /// tip when it governs ([`super::super::DefaultBranch::Governed`]),
+    /// else the common ancestors of every protected tip (red team round
+    /// 38's 38hw, 38hv: an unborn `HEAD`, or one naming an unprotected
+    /// branch). What another protected branch alone holds was judged
+    /// when it got there, under the signers and policy of then; a new
+    /// protected ref brings it where today's apply, so it is judged again
+    /// (red team round 36's 36rn, 36rp: work staged before a revocation).
     Governed {
         /// The protected-ref globs, as for [`Vouching::Protected`].
         globs: Vec<String>,
-        /// The default branch's tips.
+        /// The commits whose history is published.
         tips: Vec<CommitId>,
     },
 }
@@ -99,15 +100,6 @@ impl Vouching {
             }
         }
     }
-
-    /// Whether a vouching ref at `tip` vouches for what it holds (under
-    /// [`Vouching::Governed`], only at a default branch's tip).
-    pub fn vouches_at(&self, tip: &CommitId) -> bool {
-        match self {
-            Vouching::Governed { tips, .. } => tips.contains(tip),
-            Vouching::Advertised | Vouching::Protected(_) => true,
-        }
-    }
 }
 
 /// What a push's new refs may build on: the tips the remote advertises
@@ -119,13 +111,22 @@ pub fn published_tips(
     touched: &[&str],
     published: &Vouching,
 ) -> Vec<CommitId> {
+    if let Vouching::Governed { tips, .. } = published {
+        // A commit a ref this push deletes or rewinds points at stops
+        // vouching (the default branch rewound where that is allowed).
+        return tips
+            .iter()
+            .filter(|t| {
+                !advertised
+                    .iter()
+                    .any(|(name, c)| c == *t && touched.contains(&name.as_str()))
+            })
+            .cloned()
+            .collect();
+    }
     advertised
         .into_iter()
-        .filter(|(name, tip)| {
-            published.vouches(name)
-                && published.vouches_at(tip)
-                && !touched.contains(&name.as_str())
-        })
+        .filter(|(name, _)| published.vouches(name) && !touched.contains(&name.as_str()))
         .map(|(_, c)| c)
         .collect()
 }
