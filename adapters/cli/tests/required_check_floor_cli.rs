@@ -133,3 +133,35 @@ fn a_check_program_spelled_another_way_is_its_definition_too() {
         assert_risk(&st.json, "high", "policy_floor:required_check#0");
     }
 }
+
+/// Red team round 38's 38ckl, 38ckf: the check's program reached
+/// through a link the base holds (a linked `scripts` directory, a linked
+/// `scripts/check.py`): a change to where the link leads is high too.
+#[test]
+fn a_check_program_behind_a_link_is_its_definition_too() {
+    for (link, target, program) in [
+        ("scripts", "tools", "tools/check.py"),
+        (
+            "scripts/check.py",
+            "../tools/check_impl.py",
+            "tools/check_impl.py",
+        ),
+    ] {
+        let t = Team::serve(
+            &policy_json(),
+            &[
+                (".probity/checks.json", CHECKS),
+                (program, "import sys\nsys.exit(0)\n"),
+            ],
+            "the team's policy and its required check",
+        );
+        let at = t.f.root().join(link);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(target, &at).unwrap();
+        t.f.commit_all("the check's program behind a link").unwrap();
+        t.f.write(program, "import sys\nprint('payload')\nsys.exit(0)\n")
+            .unwrap();
+        let st = probity_ok(t.f.root(), &["start"]);
+        assert_risk(&st.json, "high", "policy_floor:required_check#0");
+    }
+}

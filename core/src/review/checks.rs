@@ -74,52 +74,154 @@ pub struct RepoChecks {
     globs: Vec<Vec<Option<Glob>>>,
 }
 
-/// The repository paths an argv names: each item split into words as a
-/// shell splits a `-c` string (at white space, quotes and operators), and
-/// each word read by [`argv_path`]; a word after `-m` (or `-m` glued to
-/// it) is a Python module, naming its file, its package directory and
-/// the `__init__.py` of each package above it.
+/// The repository paths an argv names as the program it runs (red team
+/// rounds 37 and 38): its program, and for an interpreter (a shell,
+/// Python, Node, Ruby, Perl, PHP) the script or directory it is given,
+/// or a Python module after `-m` (its file, its package directory and
+/// each package's `__init__.py`); a shell's `-c` string is read as the
+/// commands it runs, each so. An option's `=` value (`--config=ci/x.toml`)
+/// is named too. What a command only reads (`grep -q x src/a.rs`) is the
+/// code under check, not its program.
 fn argv_paths(argv: &[String]) -> Vec<String> {
     let mut out = Vec::new();
-    let mut module_next = false;
-    for item in argv {
-        let words = item
-            .split(|c: char| c.is_whitespace() || "'\"`;|&()<>".contains(c))
-            .filter(|w| !w.is_empty());
-        for word in words {
-            let module = if module_next {
-                Some(word)
-            } else {
-                word.strip_prefix("-m")
-                    .filter(|m| !m.is_empty() && !m.starts_with('-'))
-            };
-            module_next = word == "-m";
-            if let Some(m) = module {
-                let dotted: Vec<&str> = m.split('.').filter(|p| !p.is_empty()).collect();
-                if !dotted.is_empty() && !dotted.iter().any(|p| p.contains('/')) {
-                    let path = dotted.join("/");
-                    out.push(format!("{path}.py"));
-                    out.push(path);
-                    for k in 1..dotted.len() {
-                        out.push(format!("{}/__init__.py", dotted[..k].join("/")));
-                    }
-                }
-                continue;
-            }
-            out.extend(argv_path(word));
-        }
-    }
+    command_paths(argv, &mut out, 0);
     out
 }
 
-/// The repository path an argv word names, if it names one: the word
-/// itself, or what follows an option's `=` (`--config=ci/check.toml`),
-/// read from the repository's root with `./` and empty components
-/// dropped; `None` for an absolute path, one that climbs (`..`), or an
-/// option (`-q`). A program on `PATH` (`pytest`) names the root file of
-/// that name, which a change rarely holds (and which would then run).
-fn argv_path(item: &str) -> Option<String> {
-    let word = item.rsplit_once('=').map_or(item, |(_, v)| v);
+/// [`argv_paths`] of one command's words, `depth` shell `-c` levels in.
+fn command_paths(words: &[String], out: &mut Vec<String>, depth: usize) {
+    let mut words = words.iter().skip_while(|w| is_assignment(w));
+    let Some(program) = words.next() else {
+        return;
+    };
+    out.extend(argv_path(program));
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let shell = matches!(name, "sh" | "bash" | "zsh" | "dash" | "ksh");
+    let python = name.starts_with("python") || name == "py" || name.starts_with("pypy");
+    let interpreter =
+        shell || python || matches!(name, "node" | "nodejs" | "ruby" | "perl" | "php");
+    let rest: Vec<&String> = words.collect();
+    let mut script = false;
+    let mut i = 0;
+    while i < rest.len() {
+        let w = rest[i].as_str();
+        i += 1;
+        if let Some((_, value)) = w.split_once('=').filter(|_| w.starts_with('-')) {
+            out.extend(argv_path(value));
+            continue;
+        }
+        if script {
+            continue;
+        }
+        if shell && w == "-c" && depth < 4 {
+            if let Some(script) = rest.get(i) {
+                for command in shell_commands(script) {
+                    command_paths(&command, out, depth + 1);
+                }
+            }
+            return;
+        }
+        if python && w.starts_with("-m") {
+            let module = match w.strip_prefix("-m") {
+                Some("") => rest.get(i).map(|s| s.as_str()),
+                glued => glued,
+            };
+            if let Some(m) = module {
+                module_paths(m, out);
+            }
+            return;
+        }
+        if w.starts_with('-') {
+            continue;
+        }
+        if interpreter {
+            // The script (or a directory Python runs).
+            out.extend(argv_path(w));
+        }
+        script = true;
+    }
+}
+
+/// Whether `word` is a shell assignment before a command (`A=b cmd`).
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// A Python module's files: `a.b` is `a/b.py`, the directory `a/b`, and
+/// `a/__init__.py`.
+fn module_paths(module: &str, out: &mut Vec<String>) {
+    let dotted: Vec<&str> = module.split('.').filter(|p| !p.is_empty()).collect();
+    if dotted.is_empty() || dotted.iter().any(|p| p.contains('/')) {
+        return;
+    }
+    let path = dotted.join("/");
+    out.push(format!("{path}.py"));
+    out.push(path);
+    for k in 1..dotted.len() {
+        out.push(format!("{}/__init__.py", dotted[..k].join("/")));
+    }
+}
+
+/// The commands of a shell string, each as its words: split at unquoted
+/// white space, and into commands at unquoted `;`, `&`, `|`, `(`, `)`
+/// and new lines; single quotes keep everything, double quotes all but a
+/// backslash before `"`, `\`, `$` or a backquote.
+fn shell_commands(script: &str) -> Vec<Vec<String>> {
+    let mut commands: Vec<Vec<String>> = vec![Vec::new()];
+    let mut word: Option<String> = None;
+    let mut chars = script.chars().peekable();
+    let end_word = |word: &mut Option<String>, commands: &mut Vec<Vec<String>>| {
+        if let (Some(w), Some(c)) = (word.take(), commands.last_mut()) {
+            c.push(w);
+        }
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                for q in chars.by_ref() {
+                    if q == '\'' {
+                        break;
+                    }
+                    w.push(q);
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                while let Some(q) = chars.next() {
+                    match q {
+                        '"' => break,
+                        '\\' if chars.peek().is_some_and(|n| "\"\\$`".contains(*n)) => {
+                            w.extend(chars.next());
+                        }
+                        q => w.push(q),
+                    }
+                }
+            }
+            '\\' => word.get_or_insert_with(String::new).extend(chars.next()),
+            ';' | '&' | '|' | '(' | ')' | '\n' => {
+                end_word(&mut word, &mut commands);
+                if commands.last().is_some_and(|c| !c.is_empty()) {
+                    commands.push(Vec::new());
+                }
+            }
+            c if c.is_whitespace() => end_word(&mut word, &mut commands),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    end_word(&mut word, &mut commands);
+    commands.retain(|c| !c.is_empty());
+    commands
+}
+
+/// The repository path an argv word names, if it names one, read from
+/// the repository's root with `./` and empty components dropped; `None`
+/// for an absolute path, one that climbs (`..`), or an option (`-q`). A
+/// program on `PATH` (`pytest`) names the root file of that name, which
+/// a change rarely holds (and which would then run).
+fn argv_path(word: &str) -> Option<String> {
     if word.starts_with('/') || word.starts_with('-') {
         return None;
     }
@@ -309,24 +411,46 @@ impl RepoChecks {
     /// and 38): a check's argv names its program and the files it reads
     /// (`python3 scripts/check.py`, `--config=ci/check.toml`, a directory
     /// `python3 scripts` runs, a module `python3 -m scripts.check` runs,
-    /// the words of a shell's `-c` string), which sit in the tree under
+    /// the programs of a shell's `-c` string: `argv_paths`), which sit
+    /// in the tree under
     /// review; a change to one of them, or below a directory one names,
     /// decides what its own check says, so it is
     /// `policy_floor:required_check#<i>` for check `i`, high. What those
     /// files import or run in turn is code the check runs, as the code
     /// it tests is: not part of its definition.
     pub fn floor_reasons(&self, paths: &[&str]) -> Vec<crate::review::risk::RiskReason> {
+        self.floor_reasons_linked(paths, &[])
+    }
+
+    /// [`RepoChecks::floor_reasons`] in trees that hold `links` (both
+    /// trees' symbolic links, red team round 38's 38ckl, 38ckf): a named
+    /// path is also where the newest risk policy resolves it through them
+    /// (a linked `scripts` directory, a linked `scripts/check.py`), and a
+    /// change to a link on the way to it (an ancestor of a named path)
+    /// moves it. A named path behind an absolute target could be
+    /// anywhere: every change floors that check.
+    pub fn floor_reasons_linked(
+        &self,
+        paths: &[&str],
+        links: &[crate::review::risk::Symlink],
+    ) -> Vec<crate::review::risk::RiskReason> {
         let mut out = Vec::new();
+        let under = |a: &str, b: &str| {
+            a.len() > b.len() && a.starts_with(b) && a.as_bytes()[b.len()] == b'/'
+        };
         for (i, check) in self.doc.checks.iter().enumerate() {
             let named = argv_paths(&check.argv);
-            let hit = paths.iter().any(|p| {
-                named.iter().any(|n| {
-                    p == n
-                        || (p.len() > n.len()
-                            && p.starts_with(n.as_str())
-                            && p.as_bytes()[n.len()] == b'/')
-                })
-            });
+            let named = if links.is_empty() || named.is_empty() {
+                Some(named)
+            } else {
+                crate::review::risk::RiskPolicy::newest().real_paths(links, &named)
+            };
+            let hit = match named {
+                None => !paths.is_empty(),
+                Some(named) => paths
+                    .iter()
+                    .any(|p| named.iter().any(|n| p == n || under(p, n) || under(n, p))),
+            };
             if hit {
                 out.push(crate::review::risk::RiskReason::PolicyFloor(format!(
                     "required_check#{i}"
@@ -469,6 +593,42 @@ mod tests {
         for tested in ["src/lib.rs", "toolsx/a.py", "ci/other.py"] {
             assert!(floor(&[tested]).is_empty(), "{tested}");
         }
+        // What a command only reads is the code under check, not its
+        // program; a shell's commands are read past assignments and
+        // quotes.
+        let c2 = RepoChecks::parse(
+            br#"{"schema":"probity-checks/v1","checks":[
+            {"name":"grep","paths":["**"],"argv":["sh","-c","grep -q 'fn more' src/parser.rs"]},
+            {"name":"env","paths":["**"],"argv":["bash","-c","A=1 'python3' 'ci/run.py' --x; echo done"]}]}"#,
+        )
+        .unwrap();
+        assert!(c2.floor_reasons(&["src/parser.rs"]).is_empty());
+        assert_eq!(c2.floor_reasons(&["ci/run.py"]).len(), 1);
+        // Round 38: through the trees' links, and a link on the way.
+        let c = RepoChecks::parse(
+            br#"{"schema":"probity-checks/v1","checks":[
+            {"name":"py","paths":["**"],"argv":["python3","scripts/check.py"]}]}"#,
+        )
+        .unwrap();
+        let link = |path: &str, target: &str| crate::review::risk::Symlink {
+            path: crate::review::ids::RepoPath::parse(path).unwrap(),
+            target: target.as_bytes().to_vec(),
+        };
+        let hit = |paths: &[&str], links: &[crate::review::risk::Symlink]| {
+            !c.floor_reasons_linked(paths, links).is_empty()
+        };
+        assert!(hit(&["tools/check.py"], &[link("scripts", "tools")]));
+        assert!(hit(
+            &["tools/impl.py"],
+            &[link("scripts/check.py", "../tools/impl.py")]
+        ));
+        assert!(hit(&["scripts"], &[]), "a link on the way");
+        assert!(hit(
+            &["src/a.rs"],
+            &[link("scripts", "/proc/self/cwd/tools")]
+        ));
+        assert!(!hit(&["tools/other.py"], &[link("scripts", "tools")]));
+        assert!(!hit(&["tools/check.py"], &[]));
     }
 
     #[test]

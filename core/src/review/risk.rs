@@ -784,6 +784,26 @@ impl RiskPolicy {
         RiskAssessment { level, reasons }
     }
 
+    /// Where each of `paths` is when read through `links` (both trees'
+    /// symbolic links) as this policy follows them: the paths themselves
+    /// and every path they resolve to; `None` when one meets a link with
+    /// an absolute target or resolves beyond the policy's hops (it could
+    /// be anywhere). Without links, or under a policy that follows none,
+    /// the paths alone.
+    pub fn real_paths(&self, links: &[Symlink], paths: &[String]) -> Option<Vec<String>> {
+        let followed = self.links_of(links);
+        let mut out = Vec::new();
+        for p in paths {
+            if followed.meets_absolute(p, self.symlink_hops) {
+                return None;
+            }
+            out.extend(followed.real_paths(p, self.symlink_hops)?);
+        }
+        out.sort();
+        out.dedup();
+        Some(out)
+    }
+
     /// The links of `links` as this policy follows them: none (no hops),
     /// resolved lexically (v4 to v7), or walked as a checkout walks them
     /// (v8 on).

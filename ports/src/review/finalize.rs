@@ -736,12 +736,12 @@ fn measure_fix<G: GitPort>(
         from: base,
         to: &live.candidate_tree,
     })?;
-    let floor = super::start::policy_floor(git, base, &whole)?;
     let links: Vec<_> = git
         .symlinks(&[base, &live.candidate_tree])?
         .into_iter()
         .flatten()
         .collect();
+    let floor = super::start::policy_floor(git, base, &whole, &links)?;
     let trees = [base, &live.candidate_tree];
     let configs = super::start::run_configs(git, &trees, &links)?;
     let attributes = super::start::attribute_files(git, &trees, &whole)?;

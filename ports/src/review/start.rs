@@ -290,8 +290,8 @@ fn start_or_resume<G: GitPort + ExportGit, S: RecordStore + ChainStore + IndexSt
     }
     refuse_side_stepped_escalation(git, store, &snapshot)?;
 
-    let floor = policy_floor(git, &obs.base_tree, &obs.changed)?;
     let facts = tree_facts(git, &obs)?;
+    let floor = policy_floor(git, &obs.base_tree, &obs.changed, &facts.links)?;
     let snapshot = anchor_diff(git, snapshot)?;
     let state = ReviewState::start(start_input(
         &obs,
@@ -445,13 +445,15 @@ pub fn base_policy<G: GitPort + ?Sized>(
 
 /// The floor the policy of `base` gives `changed`, files from it (empty
 /// without a policy), and the floor its required checks give them (a
-/// file a check's argv names: red team round 37's 37ck1). A checks
+/// file a check's argv names, where the trees' `links` resolve it: red
+/// team rounds 37 and 38). A checks
 /// document that does not parse gives none here: every gate refuses it
 /// (`policy_invalid`).
 pub(super) fn policy_floor<G: GitPort + ?Sized>(
     git: &G,
     base: &TreeId,
     changed: &[ChangedFile],
+    links: &[Symlink],
 ) -> Result<Vec<RiskReason>, ReviewError> {
     let mut floor = base_policy(git, base)?
         .map(|p| p.floor_reasons(changed))
@@ -460,7 +462,7 @@ pub(super) fn policy_floor<G: GitPort + ?Sized>(
         && let Ok(checks) = RepoChecks::parse(&bytes)
     {
         let paths: Vec<&str> = changed.iter().map(|f| f.path.as_str()).collect();
-        floor.extend(checks.floor_reasons(&paths));
+        floor.extend(checks.floor_reasons_linked(&paths, links));
     }
     Ok(floor)
 }
@@ -680,8 +682,8 @@ fn create_or_resume_successor<
         differing_paths: &differing,
         owned_by_chain,
     };
-    let floor = policy_floor(git, &obs.base_tree, &obs.changed)?;
     let facts = tree_facts(git, &obs)?;
+    let floor = policy_floor(git, &obs.base_tree, &obs.changed, &facts.links)?;
     // Eligibility first, so a refusal names its own reason rather than the
     // diff's size; then the anchor the successor freezes.
     successor(

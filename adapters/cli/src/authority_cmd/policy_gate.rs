@@ -313,8 +313,20 @@ pub fn check_required_checks(
         // A change to what a check's argv names is high (red team round
         // 37's 37ck1): a review that froze a lower tier understates it.
         let level = s.frozen().risk_level;
+        let links: Vec<probity_core::review::Symlink> =
+            probity_ports::review::GitPort::symlinks(repo, &[base, last])
+                .map_err(|e| {
+                    deny(
+                        "authority_invalid",
+                        format!("bundle of {}: {e}", bundle.lineage_id),
+                        "start_commit_review",
+                    )
+                })?
+                .into_iter()
+                .flatten()
+                .collect();
         for c in checks {
-            let floor = c.checks.floor_reasons(&paths);
+            let floor = c.checks.floor_reasons_linked(&paths, &links);
             if !floor.is_empty() && level != probity_core::review::RiskLevel::High {
                 let reasons: Vec<String> = floor.iter().map(ToString::to_string).collect();
                 return Err(deny(
