@@ -59,8 +59,9 @@ pub(super) fn policy_bases(
 /// policy is read from (that commit; else every protected tip,
 /// [`probity_core::review::new_ref_policy_bases`]), and the commits whose
 /// history a new protected ref is measured against (that commit; else
-/// the common ancestors of every protected tip, which every protected
-/// ref holds: red team rounds 36 and 38). Nothing is read for a push
+/// the common ancestors of every protected tip that holds a policy,
+/// which each of them holds: red team rounds 36 and 38; with no policy
+/// anywhere, every protected tip). Nothing is read for a push
 /// that updates no protected ref (`judged`: whether one does).
 pub(super) fn default_branch(
     repo: &Repo,
@@ -89,7 +90,23 @@ pub(super) fn default_branch(
     let policy = probity_core::review::new_ref_policy_bases(head.clone(), &tips, globs);
     let vouching = match head {
         DefaultBranch::Governed(_) => policy.clone(),
-        DefaultBranch::Ungoverned => repo.common_ancestors(&policy).map_err(repo_err)?,
+        DefaultBranch::Ungoverned => {
+            // What every protected tip holding a policy holds: a stale
+            // branch from before the policy (which the others hold) does
+            // not narrow it; with no policy anywhere, every protected
+            // tip's history, as before.
+            let mut holding = Vec::new();
+            for tip in &policy {
+                if super::policy_gate::holds_policy(repo, tip)? {
+                    holding.push(tip.clone());
+                }
+            }
+            if holding.is_empty() {
+                policy.clone()
+            } else {
+                repo.common_ancestors(&holding).map_err(repo_err)?
+            }
+        }
     };
     Ok(DefaultBranchTips { policy, vouching })
 }
