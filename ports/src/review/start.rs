@@ -779,3 +779,18 @@ pub fn burn<S: RecordStore + ChainStore + ReceiptStore + RepairStore, C: Clock>(
         })?;
     Ok(store.consume(&request.lineage, &record.revision(), &tombstone)?)
 }
+
+/// What `per_tree` (one list for each of `trees`) holds for the two trees
+/// of `span`.
+pub(crate) fn of_span<T: Clone>(
+    trees: &[&TreeId],
+    per_tree: &[Vec<T>],
+    span: TreeSpan<'_>,
+) -> Vec<T> {
+    trees
+        .iter()
+        .zip(per_tree)
+        .filter(|(t, _)| **t == span.from || **t == span.to)
+        .flat_map(|(_, l)| l.iter().cloned())
+        .collect()
+}

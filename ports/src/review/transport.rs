@@ -240,8 +240,8 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
     // configurations (read above), the attributes of its changed files.
     let facts = |span: TreeSpan<'_>, changed: &[ChangedFile]| {
         Ok::<_, TransportError>(super::start::TreeFacts {
-            links: of_span(&trees, &listed, span),
-            configs: of_span(&trees, &configs, span),
+            links: super::start::of_span(&trees, &listed, span),
+            configs: super::start::of_span(&trees, &configs, span),
             attributes: super::start::attribute_files(git, &[span.from, span.to], changed)?,
         })
     };
@@ -268,17 +268,6 @@ pub fn check_repo<G: GitPort + ExportGit + ManifestGit>(
         }
     }
     Ok(())
-}
-
-/// What `per_tree` (one list for each of `trees`) holds for the two trees
-/// of `span`.
-fn of_span<T: Clone>(trees: &[&TreeId], per_tree: &[Vec<T>], span: TreeSpan<'_>) -> Vec<T> {
-    trees
-        .iter()
-        .zip(per_tree)
-        .filter(|(t, _)| **t == span.from || **t == span.to)
-        .flat_map(|(_, l)| l.iter().cloned())
-        .collect()
 }
 
 /// Parses and fully verifies bundle bytes, then checks them against this

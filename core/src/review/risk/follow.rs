@@ -41,6 +41,7 @@ mod words;
 
 use words::{Piece, Vars, Words, bases_of, file_words};
 
+pub(super) use sink::Reach;
 use sink::{Sink, joined};
 use tables::{name_imports, v12_tables};
 
@@ -224,52 +225,6 @@ pub(super) fn follow(
 ) -> (References, Vec<String>) {
     let f = follow_all(configs, names, rule, reads, reach);
     (f.refs.sorted(), f.next)
-}
-
-/// The trees' links as the policy follows them, and how deep: v12 reads
-/// a file reached through a link from where the link resolves too (red
-/// team round 33's 33psl: Python puts a linked script's real directory
-/// first on `sys.path`, Node resolves its imports from there).
-#[derive(Clone, Copy)]
-pub(super) struct Reach<'a> {
-    pub(super) links: &'a super::links::Links,
-    pub(super) hops: u64,
-}
-
-#[cfg(test)]
-impl Reach<'static> {
-    /// No link.
-    pub(super) fn none() -> Self {
-        static NONE: super::links::Links = super::links::Links::none();
-        Reach {
-            links: &NONE,
-            hops: 0,
-        }
-    }
-}
-
-impl Reach<'_> {
-    /// The directories `path` is in when read through the links, its
-    /// own first; `None` beyond the policy's bound (it could be anywhere).
-    pub(super) fn real_dirs(self, path: &str) -> Option<Vec<String>> {
-        let mut dirs: Vec<String> = self
-            .links
-            .real_paths(path, self.hops)?
-            .into_iter()
-            .map(|p| {
-                p.rsplit_once('/')
-                    .map_or(String::new(), |(d, _)| d.to_string())
-            })
-            .collect();
-        let own = dirs.first().cloned();
-        dirs.sort();
-        dirs.dedup();
-        if let Some(own) = own {
-            dirs.retain(|d| *d != own);
-            dirs.insert(0, own);
-        }
-        Some(dirs)
-    }
 }
 
 /// What [`follow_all`] answers: the references (not yet sorted: the

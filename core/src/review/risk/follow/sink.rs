@@ -30,7 +30,7 @@ pub(super) struct Sink<'a> {
     /// What the ports have read (to tell what a listing found).
     pub(super) configs: &'a [RunConfig],
     /// The trees' links (v12: a script's real directory).
-    pub(super) reach: super::Reach<'a>,
+    pub(super) reach: Reach<'a>,
 }
 
 impl Sink<'_> {
@@ -191,4 +191,50 @@ pub(super) fn joined(dirs: &[String], piece: &str) -> Vec<String> {
     dirs.iter()
         .filter_map(|d| refs::normalise_cased(&format!("{d}/{piece}")))
         .collect()
+}
+
+/// The trees' links as the policy follows them, and how deep: v12 reads
+/// a file reached through a link from where the link resolves too (red
+/// team round 33's 33psl: Python puts a linked script's real directory
+/// first on `sys.path`, Node resolves its imports from there).
+#[derive(Clone, Copy)]
+pub(in crate::review::risk) struct Reach<'a> {
+    pub(in crate::review::risk) links: &'a crate::review::risk::links::Links,
+    pub(in crate::review::risk) hops: u64,
+}
+
+#[cfg(test)]
+impl Reach<'static> {
+    /// No link.
+    pub(in crate::review::risk) fn none() -> Self {
+        static NONE: crate::review::risk::links::Links = crate::review::risk::links::Links::none();
+        Reach {
+            links: &NONE,
+            hops: 0,
+        }
+    }
+}
+
+impl Reach<'_> {
+    /// The directories `path` is in when read through the links, its
+    /// own first; `None` beyond the policy's bound (it could be anywhere).
+    pub(in crate::review::risk) fn real_dirs(self, path: &str) -> Option<Vec<String>> {
+        let mut dirs: Vec<String> = self
+            .links
+            .real_paths(path, self.hops)?
+            .into_iter()
+            .map(|p| {
+                p.rsplit_once('/')
+                    .map_or(String::new(), |(d, _)| d.to_string())
+            })
+            .collect();
+        let own = dirs.first().cloned();
+        dirs.sort();
+        dirs.dedup();
+        if let Some(own) = own {
+            dirs.retain(|d| *d != own);
+            dirs.insert(0, own);
+        }
+        Some(dirs)
+    }
 }
