@@ -534,6 +534,14 @@ mod tests {
         }
     }
 
+    /// The floor reasons `c` gives `paths`, as text.
+    fn floor_of(c: &RepoChecks, paths: &[&str]) -> Vec<String> {
+        c.floor_reasons(paths)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
     /// 37ck1: the files a check's argv names are its definition; what
     /// it tests is not.
     #[test]
@@ -545,12 +553,7 @@ mod tests {
             {"name":"out","paths":["**"],"argv":["sh","/etc/x.sh","../up.sh"]}]}"#,
         )
         .unwrap();
-        let floor = |paths: &[&str]| {
-            c.floor_reasons(paths)
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-        };
+        let floor = |paths: &[&str]| floor_of(&c, paths);
         assert_eq!(
             floor(&["scripts/check.py"]),
             ["policy_floor:required_check#1"]
@@ -568,12 +571,7 @@ mod tests {
             {"name":"mod","paths":["**"],"argv":["python3","-m","ci.checks.run"]}]}"#,
         )
         .unwrap();
-        let floor = |paths: &[&str]| {
-            c.floor_reasons(paths)
-                .iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-        };
+        let floor = |paths: &[&str]| floor_of(&c, paths);
         assert_eq!(
             floor(&["scripts/check.py"]),
             ["policy_floor:required_check#0"]

@@ -579,7 +579,6 @@ where
             // held it, and again when a new protected ref brings what
             // another protected branch alone holds (red team round 36).
             let published = Vouching::Governed {
-                globs: globs.clone(),
                 tips: default_branch.clone(),
             };
             (judged, published)

@@ -576,10 +576,7 @@ fn at_the_server_only_the_default_branch_vouches_for_published_history() {
         ("refs/heads/feature".to_string(), c(B)),
         ("refs/tags/v1".to_string(), c(C1)),
     ];
-    let governed = Vouching::Governed {
-        globs: vec!["refs/heads/*".into(), "refs/tags/*".into()],
-        tips: vec![c(A)],
-    };
+    let governed = Vouching::Governed { tips: vec![c(A)] };
     assert_eq!(
         published_tips(advertised.clone(), &[], &governed),
         vec![c(A)]
@@ -588,10 +585,7 @@ fn at_the_server_only_the_default_branch_vouches_for_published_history() {
     // nothing.
     assert!(published_tips(advertised.clone(), &["refs/heads/main"], &governed).is_empty());
     // A common ancestor no ref points at vouches.
-    let ancestors = Vouching::Governed {
-        globs: Vec::new(),
-        tips: vec![c(C1)],
-    };
+    let ancestors = Vouching::Governed { tips: vec![c(C1)] };
     assert_eq!(
         published_tips(advertised[..2].to_vec(), &["refs/heads/main"], &ancestors),
         vec![c(C1)]

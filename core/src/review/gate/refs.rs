@@ -83,8 +83,6 @@ pub enum Vouching {
     /// protected ref brings it where today's apply, so it is judged again
     /// (red team round 36's 36rn, 36rp: work staged before a revocation).
     Governed {
-        /// The protected-ref globs, as for [`Vouching::Protected`].
-        globs: Vec<String>,
         /// The commits whose history is published.
         tips: Vec<CommitId>,
     },
@@ -95,9 +93,9 @@ impl Vouching {
     pub fn vouches(&self, name: &str) -> bool {
         match self {
             Vouching::Advertised => true,
-            Vouching::Protected(globs) | Vouching::Governed { globs, .. } => {
-                is_protected(globs, name)
-            }
+            Vouching::Protected(globs) => is_protected(globs, name),
+            // Its commits vouch, not a ref by its name.
+            Vouching::Governed { .. } => false,
         }
     }
 }
